@@ -1,0 +1,178 @@
+"""The rewriting engine: literal rules, leftmost-longest, identifier-boundary aware.
+
+All matching happens on bytes so that every byte the rules do not touch (CRLF, a BOM,
+Latin-1 comments, NULs) round-trips exactly. The rules are compiled into one regular
+expression shaped like a trie: at each position the regex engine tries the longest
+key first and backtracks to shorter keys when a boundary check fails, which is the
+behaviour musify lacks. Leading and trailing boundaries are checked only on the sides
+where a key's edge is a letter or a digit, so ``_CUH`` still hits ``FOO_CUH``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+# "The byte before the key's first byte is not an identifier byte", written as a
+# two-byte look-behind placed *after* the first byte: this keeps the first element
+# of every alternative a literal, so the regex engine can skip ahead with its fast
+# first-character scan instead of attempting a match at every offset.
+_LEFT_BOUNDARY = rb"(?<![A-Za-z0-9_].)"
+_RIGHT_BOUNDARY = rb"(?![A-Za-z0-9_])"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One replacement in a file: where it was, what it was and which rule did it."""
+
+    start: int  # byte offset in the input
+    end: int
+    line: int  # 1-based
+    column: int  # 1-based, in bytes (as compilers count)
+    old: str
+    new: str
+    rule: object = None  # the Rule that produced it (or None for include renames)
+
+
+def _trie_pattern(keys: Sequence[bytes]) -> bytes:
+    """Build a backtracking regex equivalent to leftmost-longest over ``keys``."""
+    root: dict = {}
+    end = object()
+    for key in keys:
+        node = root
+        for byte in key:
+            node = node.setdefault(byte, {})
+        node[end] = True
+
+    def emit(node: dict, depth: int, prev: int | None, first: int | None) -> bytes:
+        branches = []
+        for byte in sorted(b for b in node if b is not end):
+            child = node[byte]
+            part = re.escape(bytes([byte]))
+            if depth == 0 and byte in _ALNUM:
+                part += _LEFT_BOUNDARY
+            branches.append(part + emit(child, depth + 1, byte, first))
+        # Longer continuations are listed first; the key ending here is the fallback.
+        if end in node:
+            branches.append(_RIGHT_BOUNDARY if prev in _ALNUM else b"")
+        if not branches:
+            return b""
+        if len(branches) == 1:
+            return branches[0]
+        return b"(?:" + b"|".join(branches) + b")"
+
+    return emit(root, 0, None, None)
+
+
+class Matcher:
+    """A compiled set of literal rules.
+
+    ``rules`` maps each key (str) to an opaque rule object whose ``value`` attribute
+    (or the object itself, when it is a str) is the replacement.
+    """
+
+    def __init__(self, rules: Mapping[str, object]):
+        self.rules = dict(rules)
+        self._by_key: dict[bytes, tuple[str, bytes, object]] = {}
+        for key, rule in self.rules.items():
+            if not key:
+                raise ValueError("empty rule key")
+            value = rule if isinstance(rule, str) else rule.value  # type: ignore[attr-defined]
+            self._by_key[key.encode("utf-8")] = (key, value.encode("utf-8"), rule)
+        if self._by_key:
+            self.regex: re.Pattern[bytes] | None = re.compile(
+                _trie_pattern(sorted(self._by_key)), re.DOTALL
+            )
+        else:
+            self.regex = None
+
+    def __bool__(self) -> bool:
+        return self.regex is not None
+
+    def finditer(self, data: bytes, start: int = 0, end: int | None = None):
+        """Yield (start, end, key, value, rule) for each leftmost-longest match."""
+        if self.regex is None:
+            return
+        lookup = self._by_key
+        for m in self.regex.finditer(data, start, len(data) if end is None else end):
+            key, value, rule = lookup[m.group()]
+            yield m.start(), m.end(), key, value, rule
+
+
+@dataclass
+class Rewrite:
+    """The result of rewriting one text."""
+
+    data: bytes
+    edits: list[Edit]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.edits)
+
+
+def _complement(spans: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    out = []
+    pos = 0
+    for s, e in sorted(spans):
+        if s > pos:
+            out.append((pos, s))
+        pos = max(pos, e)
+    if pos < size:
+        out.append((pos, size))
+    return out
+
+
+def rewrite(
+    data: bytes,
+    matcher: Matcher,
+    *,
+    excluded: Sequence[tuple[int, int]] = (),
+    fixed: Sequence[tuple[int, int, bytes, object]] = (),
+) -> Rewrite:
+    """Apply ``matcher`` to ``data`` in one pass.
+
+    ``excluded`` spans are never matched (comments or strings the user skipped,
+    marker-protected regions). ``fixed`` edits, (start, end, replacement, rule), are
+    decided by the caller (an include that follows a file rename) and take their
+    span out of rule matching. The two must not overlap each other.
+    """
+    blocked = list(excluded) + [(s, e) for s, e, _, _ in fixed]
+    found: list[tuple[int, int, str, bytes, object]] = []
+    if matcher:
+        if blocked:
+            for s, e in _complement(blocked, len(data)):
+                found.extend(matcher.finditer(data, s, e))
+        else:
+            found.extend(matcher.finditer(data))
+    for s, e, new, rule in fixed:
+        found.append((s, e, data[s:e].decode("utf-8", "surrogateescape"), new, rule))
+    if not found:
+        return Rewrite(data, [])
+    found.sort(key=lambda f: f[0])
+
+    pieces: list[bytes] = []
+    edits: list[Edit] = []
+    pos = 0
+    line = 1
+    line_start = 0
+    for s, e, key, value, rule in found:
+        line += data.count(b"\n", pos, s)
+        nl = data.rfind(b"\n", 0, s)
+        line_start = nl + 1
+        pieces.append(data[pos:s])
+        pieces.append(value)
+        if value != data[s:e]:  # identity rules (X: X) protect text but change nothing
+            edits.append(
+                Edit(s, e, line, s - line_start + 1, key,
+                     value.decode("utf-8", "surrogateescape"), rule)
+            )
+        # Count newlines inside the replaced span too, so later line numbers stay right.
+        line += data.count(b"\n", s, e)
+        pos = e
+    pieces.append(data[pos:])
+    return Rewrite(b"".join(pieces), edits)

@@ -1,0 +1,104 @@
+"""Porting the bytes of one source file: rules, includes, markers, skipped regions.
+
+A pure function of its inputs (bytes in, bytes and edits out) so that it can run in
+any process and be tested without a tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Set
+from dataclasses import dataclass, field
+
+from . import lexer
+from .engine import Edit, Matcher, rewrite
+
+INCLUDE_FAMILY = "includes"
+
+# Lets a caller decide, per include target, whether it is a file of the tree and
+# what it becomes: returns the new target text, or None when it is not in the tree.
+IncludeMapper = Callable[[str], "str | None"]
+
+
+@dataclass
+class FilePort:
+    data: bytes
+    edits: list[Edit]
+    warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+
+    def by_family(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.edits:
+            fam = getattr(e.rule, "family", INCLUDE_FAMILY)
+            out[fam] = out.get(fam, 0) + 1
+        return out
+
+
+def port_bytes(
+    data: bytes,
+    matcher: Matcher,
+    *,
+    include_mapper: IncludeMapper | None = None,
+    skip: Set[str] = frozenset(),
+    known_headers: Set[str] = frozenset(),
+) -> FilePort:
+    """Port one file's bytes.
+
+    ``include_mapper`` resolves include targets that are files of the tree (their
+    new text is fixed, and rules do not touch them). ``skip`` holds 'comments'
+    and/or 'strings'; include targets stay eligible either way. ``known_headers``
+    are header names the default tables produce: a user rule that rewrites an
+    out-of-tree include into anything else gets a warning, since the header it now
+    names may not exist.
+    """
+    incs = lexer.includes(data)
+    protected = lexer.marker_spans(data)
+    fixed = []
+    out_of_tree = []
+    for inc in incs:
+        new = include_mapper(inc.target) if include_mapper is not None else None
+        if new is None:
+            out_of_tree.append(inc)
+            continue
+        if any(s <= inc.start < e for s, e in protected):
+            continue
+        fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
+
+    excluded = list(protected)
+    if skip:
+        spans = lexer.comment_and_string_spans(data, frozenset(skip))
+        holes = lexer.merge_spans([(i.start, i.end) for i in incs])
+        excluded.extend(lexer.subtract_spans(lexer.merge_spans(spans), holes))
+    if excluded:
+        excluded = lexer.merge_spans(excluded)
+        # A fixed include edit must not overlap an excluded span.
+        fixed = [f for f in fixed if not any(s < f[1] and f[0] < e for s, e in excluded)]
+
+    result = rewrite(data, matcher, excluded=excluded, fixed=fixed)
+    warnings: list[tuple[int, str]] = []
+    if out_of_tree and result.edits:
+        warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
+    return FilePort(result.data, result.edits, warnings)
+
+
+def _include_warnings(new_data, edits, out_of_tree, known_headers) -> list[tuple[int, str]]:
+    """Warn where a user rule rewrote an include of a header that is not in the tree."""
+    touched = {}
+    for inc in out_of_tree:
+        for e in edits:
+            if e.rule is not None and getattr(e.rule, "is_user", False) \
+                    and e.start < inc.end and inc.start < e.end:
+                touched[inc.line] = (inc, e)
+                break
+    if not touched:
+        return []
+    new_by_line = {i.line: i for i in lexer.includes(new_data)}
+    out = []
+    for line, (inc, e) in sorted(touched.items()):
+        new_inc = new_by_line.get(line)
+        new_target = new_inc.target if new_inc is not None else None
+        if new_target is not None and new_target in known_headers:
+            continue
+        shown = f"'{new_target}'" if new_target is not None else "something that is no longer an include"
+        out.append((line, f"user rule '{e.old}' rewrote the include of '{inc.target}', which is not a "
+                          f"file of the ported tree, to {shown}; check that this header exists"))
+    return out

@@ -1,0 +1,65 @@
+"""Following renames through ``#include``: which includes name a file of the tree.
+
+An include that resolves to a file of the ported tree is rewritten to that file's
+ported name (``foo.cuh`` -> ``foo.muh``) and nothing else touches it, so a broad
+user rule such as ``/cuda/ -> /musa/`` cannot break the path of a header the tree
+itself provides. An include that does not resolve is left to the rules: that is how
+``<cuda_runtime.h>`` becomes ``<musa_runtime.h>`` while ``"decode_jpegs_cuda.h"``
+of another package stays.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from .walker import ported_name
+
+
+class IncludeResolver:
+    """Resolves include targets against the set of files in the tree.
+
+    Search order, like a compiler's: the including file's folder, the tree root,
+    the user's include folders (relative to the tree root); then, because real
+    projects add include paths in their build files that we cannot see (mmcv adds
+    ``common/cuda``), any tree file whose path ends with the target.
+    """
+
+    def __init__(self, files: Iterable[str], include_dirs: Iterable[str] = ()):
+        self.files = set(files)
+        self.include_dirs = [d.strip("/") for d in include_dirs]
+        self._by_base: dict[str, list[str]] = {}
+        for rel in self.files:
+            self._by_base.setdefault(posixpath.basename(rel), []).append(rel)
+
+    def resolve(self, including: str, target: str) -> str | None:
+        """The tree file (rel path) that ``#include target`` in ``including`` names."""
+        if not target or target.startswith("/") or "\\" in target:
+            return None
+        here = posixpath.dirname(including)
+        for base in (here, "", *self.include_dirs):
+            cand = posixpath.normpath(posixpath.join(base, target)) if base else posixpath.normpath(target)
+            if cand.startswith("../") or cand == "..":
+                continue
+            if cand in self.files:
+                return cand
+        norm = posixpath.normpath(target)
+        if norm.startswith("..") or "/../" in norm:
+            return None
+        for rel in self._by_base.get(posixpath.basename(norm), ()):
+            if rel == norm or rel.endswith("/" + norm):
+                return rel
+        return None
+
+    def ported_target(self, including: str, target: str) -> str | None:
+        """The include text after porting, or None when the target is not in the tree."""
+        rel = self.resolve(including, target)
+        if rel is None:
+            return None
+        new_base = ported_name(posixpath.basename(rel))
+        old_base = posixpath.basename(rel)
+        if new_base == old_base:
+            return target
+        # Only the final extension changes: keep the user's spelling of the path.
+        return target[: len(target) - len(old_base)] + new_base if target.endswith(old_base) \
+            else ported_name(target)

@@ -1,0 +1,158 @@
+"""A small C/C++/CUDA lexer: just enough to tell code from comments, strings and
+``#include`` targets, and to find the regions users protect with markers.
+
+It works on bytes with single regular expressions so that a 20 MB tree costs a few
+C-level scans, not a Python loop per token. It only runs the scans a caller asks
+for: the default porting mode (rules everywhere) needs includes and markers only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Comments and literals, leftmost first. The pp-number alternative exists only to
+# swallow C++14 digit separators (1'000'000) so they do not open a char literal.
+_TOKEN_RE = re.compile(
+    rb"""
+      (?P<line_comment>//(?:\\\r?\n|[^\n])*)
+    | (?P<block_comment>/\*.*?(?:\*/|\Z))
+    | (?P<raw_string>(?:u8|[uUL])?R"(?P<delim>[^ ()\\\t\r\n"]{0,16})\(.*?(?:\)(?P=delim)"|\Z))
+    | (?P<string>(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?)
+    | (?P<number>(?<![A-Za-z0-9_])\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*)
+    | (?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n]){1,8}')
+    """,
+    re.DOTALL | re.VERBOSE,
+)
+
+_INCLUDE_RE = re.compile(
+    rb"^[ \t]*#[ \t]*(?:include|include_next|import)[ \t]*(?:(<)([^>\r\n]*)>|(\")([^\"\r\n]*)\")",
+    re.MULTILINE,
+)
+
+# Marker names users already put in their sources for musify, and our own.
+_LINE_MARKERS = (b"MUSIFY_EXCL_LINE",)
+_START_MARKERS = (b"MUSIFY_EXCL_START", b"musa-port: off")
+_STOP_MARKERS = (b"MUSIFY_EXCL_STOP", b"musa-port: on")
+_MARKER_RE = re.compile(
+    rb"MUSIFY_EXCL_(?:LINE|START|STOP)|musa-port:[ \t]*(?:off|on)\b"
+)
+
+
+@dataclass(frozen=True)
+class Include:
+    """An ``#include`` directive: the span of its target, between the delimiters."""
+
+    start: int
+    end: int
+    target: str
+    angled: bool
+    line: int
+
+
+def comment_and_string_spans(data: bytes, kinds: frozenset[str]) -> list[tuple[int, int]]:
+    """Spans of the requested kinds ('comments', 'strings') in source order.
+
+    Strings include char literals and raw strings; the delimiters are part of the span.
+    """
+    want_comments = "comments" in kinds
+    want_strings = "strings" in kinds
+    spans = []
+    for m in _TOKEN_RE.finditer(data):
+        kind = m.lastgroup
+        if kind == "delim":  # the named group inside raw_string can be lastgroup
+            kind = "raw_string"
+        if kind in ("line_comment", "block_comment"):
+            if want_comments:
+                spans.append(m.span())
+        elif kind in ("string", "raw_string", "char"):
+            if want_strings:
+                spans.append(m.span())
+    return spans
+
+
+def includes(data: bytes) -> list[Include]:
+    """Every ``#include "x"`` / ``#include <x>`` directive (also include_next, import)."""
+    if b"#" not in data:
+        return []
+    out = []
+    line = 1
+    pos = 0
+    for m in _INCLUDE_RE.finditer(data):
+        angled = m.group(1) is not None
+        group = 2 if angled else 4
+        line += data.count(b"\n", pos, m.start())
+        pos = m.start()
+        out.append(
+            Include(
+                m.start(group),
+                m.end(group),
+                m.group(group).decode("utf-8", "surrogateescape"),
+                angled,
+                line,
+            )
+        )
+    return out
+
+
+def _line_span(data: bytes, pos: int) -> tuple[int, int]:
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    return start, (len(data) if end < 0 else end + 1)
+
+
+def marker_spans(data: bytes) -> list[tuple[int, int]]:
+    """Regions protected by markers, whole lines each.
+
+    ``MUSIFY_EXCL_LINE`` protects its own line; ``MUSIFY_EXCL_START`` /
+    ``musa-port: off`` protect from their line through the line of the matching
+    ``MUSIFY_EXCL_STOP`` / ``musa-port: on`` (or the end of the file, like musify).
+    """
+    if b"MUSIFY_EXCL" not in data and b"musa-port:" not in data:
+        return []
+    spans = []
+    open_at: int | None = None
+    for m in _MARKER_RE.finditer(data):
+        word = m.group()
+        line_start, line_end = _line_span(data, m.start())
+        if word in _LINE_MARKERS:
+            spans.append((line_start, line_end))
+        elif word.startswith(b"MUSIFY_EXCL_START") or word.endswith(b"off"):
+            if open_at is None:
+                open_at = line_start
+        elif open_at is not None:
+            spans.append((open_at, line_end))
+            open_at = None
+    if open_at is not None:
+        spans.append((open_at, len(data)))
+    return spans
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sort and merge overlapping spans."""
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            if e > merged[-1][1]:
+                merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def subtract_spans(
+    spans: list[tuple[int, int]], holes: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """``spans`` minus ``holes`` (both merged and sorted)."""
+    out = []
+    for s, e in spans:
+        cur = s
+        for hs, he in holes:
+            if he <= cur or hs >= e:
+                continue
+            if hs > cur:
+                out.append((cur, hs))
+            cur = max(cur, he)
+        if cur < e:
+            out.append((cur, e))
+    return out

@@ -1,0 +1,67 @@
+"""The manifest: what musa-port wrote into an output tree, and from what.
+
+It lets a re-run (every ``setup.py`` build runs one) skip files whose input, rules
+and output are all as they were, remove outputs whose input is gone, and never touch
+files in the output that it did not write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+
+MANIFEST_NAME = ".musa-port-manifest.json"
+JOURNAL_NAME = ".musa-port-journal"
+TMP_SUFFIX = ".musa-port-tmp"
+VERSION = 1
+
+
+@dataclass
+class FileRecord:
+    """One output written by the tool."""
+
+    src: str
+    kind: str  # "ported", "copied", "symlink"
+    src_size: int = 0
+    src_mtime_ns: int = 0
+    src_mode: int = 0
+    out_size: int = 0
+    out_mtime_ns: int = 0
+    edits: int = 0
+    warnings: list[str] = field(default_factory=list)
+    by_family: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Manifest:
+    src: str = ""
+    fingerprint: str = ""
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    dirs: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        data = {
+            "version": VERSION,
+            "tool": "musa-port",
+            "src": self.src,
+            "fingerprint": self.fingerprint,
+            "dirs": sorted(self.dirs),
+            "files": {k: asdict(v) for k, v in sorted(self.files.items())},
+        }
+        return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+def load_manifest(out_dir: str) -> Manifest:
+    """The previous run's manifest, or an empty one if absent or unreadable."""
+    path = os.path.join(out_dir, MANIFEST_NAME)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data.get("version") != VERSION:
+            return Manifest()
+        files = {k: FileRecord(**v) for k, v in data.get("files", {}).items()}
+        return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
+                        list(data.get("dirs", [])))
+    except (OSError, ValueError, TypeError):
+        return Manifest()

@@ -1,0 +1,508 @@
+"""Porting a tree: plan every output first, then write, then tidy.
+
+The plan phase reads every input and computes every output without writing
+anything, so bad input (an unreadable file, a rename collision) stops the run with
+the output tree as it was. The write phase replaces each changed output atomically
+(temp file, then rename) and leaves unchanged outputs alone, bytes and mtime, so a
+``setup.py`` that ports on every build does not trigger a full recompile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import shutil
+import stat
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from . import __version__
+from .engine import Matcher
+from .errors import PortError
+from .fileport import INCLUDE_FAMILY, port_bytes
+from .includes import IncludeResolver
+from .manifest import (
+    JOURNAL_NAME,
+    MANIFEST_NAME,
+    TMP_SUFFIX,
+    FileRecord,
+    Manifest,
+    load_manifest,
+)
+from .rules import RuleSet, build_ruleset
+from .walker import DEFAULT_SOURCE_EXTENSIONS, Entry, Ignorer, ported_name, walk
+
+SKIP_KINDS = ("comments", "strings")
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".muh", ".inl")
+
+
+@dataclass
+class PortOptions:
+    """Everything that decides what a port produces."""
+
+    src: str
+    output: str | None = None
+    ignore: Sequence[str] = ()
+    rule_files: Sequence[str] = ()
+    inline_rules: Mapping[str, str] | None = None
+    default_rules: bool = True
+    mapping_dir: str | None = None
+    skip: Sequence[str] = ()
+    include_dirs: Sequence[str] = ()
+    extensions: Sequence[str] = DEFAULT_SOURCE_EXTENSIONS
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one input."""
+
+    rel: str
+    out_rel: str
+    kind: str  # "ported", "copied", "symlink"
+    edits: int = 0
+    written: bool = False
+    by_family: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PortResult:
+    """The counts of a run, for the report and for ``SimplePorting.run()``."""
+
+    src: str
+    output: str
+    files: list[FileOutcome] = field(default_factory=list)
+    ignored: dict[str, str] = field(default_factory=dict)  # rel -> pattern
+    removed: list[str] = field(default_factory=list)
+    kept_stale: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    bytes_in: int = 0
+    elapsed: float = 0.0
+    rules: int = 0
+
+    def count(self, kind: str) -> int:
+        return sum(1 for f in self.files if f.kind == kind)
+
+    @property
+    def ported(self) -> int:
+        return self.count("ported")
+
+    @property
+    def copied(self) -> int:
+        return self.count("copied")
+
+    @property
+    def symlinks(self) -> int:
+        return self.count("symlink")
+
+    @property
+    def written(self) -> int:
+        return sum(1 for f in self.files if f.written)
+
+    @property
+    def changed(self) -> int:
+        """Ported files whose text the rules changed."""
+        return sum(1 for f in self.files if f.kind == "ported" and f.edits)
+
+    @property
+    def replacements(self) -> int:
+        return sum(f.edits for f in self.files)
+
+    @property
+    def by_family(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.files:
+            for fam, n in f.by_family.items():
+                out[fam] = out.get(fam, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes_in / 1e6 / self.elapsed if self.elapsed > 0 else 0.0
+
+
+@dataclass
+class _Planned:
+    entry: Entry
+    out_rel: str
+    record: FileRecord
+    data: bytes | None = None  # new bytes of a ported file that must be written
+    link: str | None = None  # new target of a symlink that must be written
+    copy: bool = False  # a copied file that must be written
+    chmod: bool = False  # only the mode differs
+
+
+def default_output(src: str) -> str:
+    """``./csrc`` and ``./csrc/`` both give ``./csrc_musa``."""
+    return os.path.abspath(src).rstrip(os.sep) + "_musa"
+
+
+def _inside(child: str, parent: str) -> bool:
+    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+
+
+def check_paths(src: str, output: str | None) -> tuple[str, str]:
+    """Validate SRC and the output folder; return both as absolute paths."""
+    if not os.path.exists(src):
+        raise PortError("source folder not found", src)
+    if not os.path.isdir(src):
+        raise PortError("source is not a folder", src)
+    src_abs = os.path.abspath(src)
+    out_abs = os.path.abspath(output) if output else default_output(src)
+    src_real, out_real = os.path.realpath(src_abs), os.path.realpath(out_abs)
+    if _inside(out_real, src_real):
+        raise PortError(f"output folder {out_abs} is inside the source folder; choose another "
+                        "with --output", src)
+    if _inside(src_real, out_real):
+        raise PortError(f"the source folder is inside the output folder {out_abs}; choose "
+                        "another with --output", src)
+    if os.path.lexists(out_abs) and not os.path.isdir(out_abs):
+        raise PortError("output exists and is not a folder", out_abs)
+    return src_abs, out_abs
+
+
+def _options_fingerprint(opts: PortOptions, ruleset: RuleSet, tree_files: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    h.update(__version__.encode())
+    h.update(ruleset.fingerprint().encode())
+    h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions))).encode())
+    for rel in tree_files:
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+def _include_dirs_rel(src_abs: str, dirs: Sequence[str]) -> list[str]:
+    """-I folders as paths relative to the tree root (given relative to it or to cwd)."""
+    out = []
+    for d in dirs:
+        a = os.path.abspath(d)
+        if os.path.isdir(a) and _inside(os.path.realpath(a), os.path.realpath(src_abs)):
+            rel = os.path.relpath(os.path.realpath(a), os.path.realpath(src_abs))
+        else:
+            rel = d
+        rel = posixpath.normpath(rel.replace(os.sep, "/"))
+        out.append("" if rel == "." else rel)
+    return out
+
+
+def _same_stat(path: str, size: int, mtime_ns: int) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return st.st_size == size and st.st_mtime_ns == mtime_ns
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
+def _files_equal(a: str, b: str) -> bool:
+    try:
+        if os.path.getsize(a) != os.path.getsize(b) or os.path.islink(b):
+            return False
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            while True:
+                x, y = fa.read(1 << 20), fb.read(1 << 20)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError as exc:
+        if not os.path.exists(a) or not os.access(a, os.R_OK):
+            raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
+        return False
+
+
+class Porter:
+    """One porting run. ``Porter(options).run()`` is the library entry point."""
+
+    def __init__(self, options: PortOptions):
+        self.opts = options
+        for kind in options.skip:
+            if kind not in SKIP_KINDS:
+                raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
+        self.src, self.out = check_paths(options.src, options.output)
+        self.ruleset = build_ruleset(
+            rule_files=options.rule_files,
+            inline_rules=options.inline_rules,
+            default_rules=options.default_rules,
+            mapping_dir=options.mapping_dir,
+        )
+        self.matcher = Matcher(self.ruleset.rewriting())
+        self.extensions = frozenset(e if e.startswith(".") else "." + e for e in options.extensions)
+        self.known_headers = frozenset(
+            r.value for r in self.ruleset.rules.values()
+            if r.value and not r.is_user and r.value.endswith(_HEADER_SUFFIXES)
+        )
+
+    # -- plan ---------------------------------------------------------------------
+    def _walk(self, result: PortResult) -> list[Entry]:
+        ignorer = Ignorer(self.opts.ignore)
+        try:
+            entries = list(walk(self.src, ignorer, result.ignored))
+        except OSError as exc:
+            raise PortError(f"cannot list folder: {exc.strerror or exc}",
+                            exc.filename or self.src) from None
+        kept = []
+        for e in entries:
+            if e.rel in (MANIFEST_NAME, JOURNAL_NAME):
+                result.warnings.append(f"{os.path.join(self.src, e.rel)}: skipped (reserved name)")
+                continue
+            kept.append(e)
+        return kept
+
+    def _out_rel(self, e: Entry) -> str:
+        if e.kind == "dir":
+            return e.rel
+        if e.kind == "file" and posixpath.splitext(e.rel)[1] not in self.extensions:
+            return e.rel
+        return ported_name(e.rel)
+
+    def _link_target(self, e: Entry, out_rel_of: dict[str, str]) -> str:
+        src_link = os.path.join(self.src, e.rel)
+        target = os.readlink(src_link)
+        link_dir_rel = posixpath.dirname(e.rel)
+        if os.path.isabs(target):
+            t_abs = os.path.normpath(target)
+            if _inside(t_abs, self.src):
+                t_rel = os.path.relpath(t_abs, self.src).replace(os.sep, "/")
+                return os.path.join(self.out, out_rel_of.get(t_rel, t_rel))
+            return target
+        t_rel = posixpath.normpath(posixpath.join(link_dir_rel, target))
+        if t_rel == ".." or t_rel.startswith("../"):
+            # Points outside the tree: keep pointing at the same place.
+            t_abs = os.path.normpath(os.path.join(self.src, link_dir_rel, target))
+            out_dir = os.path.join(self.out, link_dir_rel)
+            return os.path.relpath(t_abs, out_dir)
+        new_rel = out_rel_of.get(t_rel, t_rel)
+        if new_rel == t_rel:
+            return target
+        return posixpath.relpath(new_rel, link_dir_rel or ".")
+
+    def run(self) -> PortResult:
+        t0 = time.perf_counter()
+        result = PortResult(self.src, self.out, rules=len(self.matcher.rules))
+        entries = self._walk(result)
+        out_rel_of: dict[str, str] = {}
+        owner: dict[str, str] = {}
+        for e in entries:
+            o = self._out_rel(e)
+            if o in owner:
+                raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", self.src)
+            if o in (MANIFEST_NAME, JOURNAL_NAME):
+                raise PortError(f"{e.rel} would overwrite the manifest", self.src)
+            owner[o] = e.rel
+            out_rel_of[e.rel] = o
+        tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+        resolver = IncludeResolver(tree_files, _include_dirs_rel(self.src, self.opts.include_dirs))
+        fingerprint = _options_fingerprint(self.opts, self.ruleset, tree_files)
+        old = load_manifest(self.out)
+        trusted = old.fingerprint == fingerprint
+
+        planned: list[_Planned] = []
+        dirs = []
+        for e in entries:
+            if e.kind == "dir":
+                dirs.append(e)
+                continue
+            planned.append(self._plan(e, out_rel_of, resolver, old if trusted else None, result))
+        self._write(planned, dirs, old, fingerprint, result)
+        result.elapsed = time.perf_counter() - t0
+        return result
+
+    def _plan(self, e, out_rel_of, resolver, old, result) -> _Planned:
+        out_rel = out_rel_of[e.rel]
+        out_path = os.path.join(self.out, out_rel)
+        src_path = os.path.join(self.src, e.rel)
+        prev = old.files.get(out_rel) if old is not None else None
+
+        if e.kind == "symlink":
+            try:
+                target = self._link_target(e, out_rel_of)
+            except OSError as exc:
+                raise PortError(f"cannot read link: {exc.strerror or exc}", src_path) from None
+            rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
+            try:
+                current = os.readlink(out_path) if os.path.islink(out_path) else None
+            except OSError:
+                current = None
+            p = _Planned(e, out_rel, rec, link=None if current == target else target)
+            result.files.append(FileOutcome(e.rel, out_rel, "symlink", written=p.link is not None))
+            return p
+
+        result.bytes_in += e.size
+        is_source = posixpath.splitext(e.rel)[1] in self.extensions
+        kind = "ported" if is_source else "copied"
+        if (prev is not None and prev.kind == kind and prev.src == e.rel
+                and prev.src_size == e.size and prev.src_mtime_ns == e.mtime_ns
+                and prev.src_mode == e.mode and _same_stat(out_path, prev.out_size, prev.out_mtime_ns)):
+            # Input, rules and output as the last run left them: nothing to do.
+            result.files.append(FileOutcome(e.rel, out_rel, kind, prev.edits, False,
+                                            dict(prev.by_family)))
+            result.warnings.extend(prev.warnings)
+            return _Planned(e, out_rel, prev)
+
+        rec = FileRecord(e.rel, kind, e.size, e.mtime_ns, e.mode)
+        if is_source:
+            data = _read(src_path)
+            if b"\0" in data:
+                kind = rec.kind = "copied"  # NUL bytes: not text, copy as is
+            else:
+                ported = port_bytes(
+                    data,
+                    self.matcher,
+                    include_mapper=lambda t, rel=e.rel: resolver.ported_target(rel, t),
+                    skip=frozenset(self.opts.skip),
+                    known_headers=self.known_headers,
+                )
+                rec.edits = len(ported.edits)
+                rec.by_family = ported.by_family()
+                rec.warnings = [f"{src_path}:{line}: warning: {msg}" for line, msg in ported.warnings]
+                result.warnings.extend(rec.warnings)
+                same = False
+                try:
+                    st = os.lstat(out_path)
+                    if stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data):
+                        same = _read(out_path) == ported.data
+                except OSError:
+                    pass
+                p = _Planned(e, out_rel, rec, data=None if same else ported.data)
+                p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
+                result.files.append(FileOutcome(e.rel, out_rel, "ported", rec.edits, not same,
+                                                dict(rec.by_family)))
+                return p
+
+        if not os.access(src_path, os.R_OK):
+            raise PortError("cannot read: Permission denied", src_path)
+        same = os.path.isfile(out_path) and not os.path.islink(out_path) \
+            and _files_equal(src_path, out_path)
+        p = _Planned(e, out_rel, rec, copy=not same)
+        p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
+        result.files.append(FileOutcome(e.rel, out_rel, "copied", written=not same))
+        return p
+
+    # -- write --------------------------------------------------------------------
+    def _write(self, planned: list[_Planned], dirs: list[Entry], old: Manifest,
+               fingerprint: str, result: PortResult) -> None:
+        out = self.out
+        journal = os.path.join(out, JOURNAL_NAME)
+        self._recover(journal)
+        os.makedirs(out, exist_ok=True)
+        todo = [p for p in planned if p.data is not None or p.link is not None or p.copy]
+        if todo:
+            with open(journal, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(_tmp_rel(p.out_rel) for p in todo) + "\n")
+        for d in dirs:
+            path = os.path.join(out, d.rel)
+            if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
+                os.unlink(path)  # a file or link we wrote where a folder now is
+            os.makedirs(path, exist_ok=True)
+            want = d.mode | stat.S_IRWXU  # we must be able to write into it next run
+            if stat.S_IMODE(os.stat(path).st_mode) != want:
+                os.chmod(path, want)
+        for p in planned:
+            path = os.path.join(out, p.out_rel)
+            parent = os.path.dirname(path)
+            if not os.path.isdir(parent):
+                os.makedirs(parent, exist_ok=True)
+            tmp = os.path.join(out, _tmp_rel(p.out_rel))
+            if p.data is not None:
+                _atomic_bytes(tmp, path, p.data, p.entry.mode)
+            elif p.copy:
+                _atomic_copy(tmp, path, os.path.join(self.src, p.entry.rel), p.entry.mode)
+            elif p.link is not None:
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+                os.symlink(p.link, tmp)
+                os.replace(tmp, path)
+            elif p.chmod:
+                os.chmod(path, p.entry.mode)
+            if p.record.kind != "symlink":
+                st = os.lstat(path)
+                p.record.out_size, p.record.out_mtime_ns = st.st_size, st.st_mtime_ns
+        new_outputs = {p.out_rel for p in planned}
+        self._remove_stale(old, new_outputs, {d.rel for d in dirs}, result)
+        manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
+                            [d.rel for d in dirs])
+        _atomic_bytes(os.path.join(out, _tmp_rel(MANIFEST_NAME)), os.path.join(out, MANIFEST_NAME),
+                      manifest.to_json().encode(), 0o644)
+        if os.path.exists(journal):
+            os.unlink(journal)
+
+    def _recover(self, journal: str) -> None:
+        """Remove temp files an interrupted run left (listed in its journal)."""
+        try:
+            with open(journal, encoding="utf-8") as fh:
+                names = [line.strip() for line in fh if line.strip()]
+        except OSError:
+            return
+        for rel in names:
+            path = os.path.join(self.out, rel)
+            if rel.endswith(TMP_SUFFIX) and os.path.lexists(path):
+                os.unlink(path)
+        os.unlink(journal)
+
+    def _remove_stale(self, old: Manifest, outputs: set[str], dirs: set[str],
+                      result: PortResult) -> None:
+        for rel, rec in sorted(old.files.items()):
+            if rel in outputs:
+                continue
+            path = os.path.join(self.out, rel)
+            if not os.path.lexists(path):
+                continue
+            if rec.kind == "symlink" and os.path.islink(path) or \
+                    _same_stat(path, rec.out_size, rec.out_mtime_ns):
+                os.unlink(path)
+                result.removed.append(rel)
+            else:
+                result.kept_stale.append(rel)
+                result.warnings.append(f"{path}: warning: its input is gone but it changed since "
+                                       "musa-port wrote it; left in place")
+        for rel in sorted(set(old.dirs) - dirs, key=lambda r: -r.count("/")):
+            try:
+                os.rmdir(os.path.join(self.out, rel))
+            except OSError:
+                pass  # not empty: holds files we did not write
+
+
+def _tmp_rel(out_rel: str) -> str:
+    head, tail = posixpath.split(out_rel)
+    return posixpath.join(head, f".{tail}{TMP_SUFFIX}")
+
+
+def _atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _atomic_copy(tmp: str, path: str, src: str, mode: int) -> None:
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    try:
+        shutil.copyfile(src, tmp)
+    except OSError as exc:
+        raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def port_tree(options: PortOptions) -> PortResult:
+    """Port ``options.src`` into its output folder; see :class:`PortOptions`."""
+    return Porter(options).run()
+
+
+__all__ = ["PortOptions", "PortResult", "FileOutcome", "Porter", "port_tree", "INCLUDE_FAMILY"]

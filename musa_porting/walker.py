@@ -1,0 +1,110 @@
+"""Walking the source tree: what to port, what to copy, what to ignore.
+
+Symlinks are never followed (a loop cannot hang us, and torch_musa's porting of the
+files a link points at, twice, is avoided); they are reported as links. Ignore
+patterns are gitignore-style, so a bare ``mlu`` ignores every ``mlu`` at any depth
+with everything under it, and ``common/mlu`` only the one under the root.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pathspec
+
+DEFAULT_SOURCE_EXTENSIONS = (
+    ".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
+    ".inl", ".inc", ".ipp", ".tpp",
+)
+RENAMES = {".cu": ".mu", ".cuh": ".muh"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One thing in the source tree. ``rel`` uses '/' separators."""
+
+    rel: str
+    kind: str  # "file", "symlink", "dir"
+    mode: int
+    size: int
+    mtime_ns: int
+
+
+def ported_name(rel: str) -> str:
+    """``a/b.cu`` -> ``a/b.mu``; other names are kept."""
+    root, ext = os.path.splitext(rel)
+    new = RENAMES.get(ext)
+    return root + new if new else rel
+
+
+def normalize_patterns(patterns: Iterable[str]) -> list[str]:
+    """Split comma-separated entries and drop a leading './'."""
+    out = []
+    for entry in patterns:
+        for pat in entry.split(","):
+            pat = pat.strip()
+            while pat.startswith("./"):
+                pat = pat[2:]
+            if pat:
+                out.append(pat)
+    return out
+
+
+class Ignorer:
+    """gitignore-style matching, remembering which pattern ignored what."""
+
+    def __init__(self, patterns: Iterable[str]):
+        self.patterns = normalize_patterns(patterns)
+        self._specs = [(p, pathspec.GitIgnoreSpec.from_lines([p])) for p in self.patterns]
+        self._all = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+
+    def match(self, rel: str, is_dir: bool) -> str | None:
+        """The pattern that ignores ``rel``, or None."""
+        if not self.patterns:
+            return None
+        probe = rel + "/" if is_dir else rel
+        if not self._all.match_file(probe):
+            return None
+        for pat, spec in reversed(self._specs):
+            if spec.match_file(probe):
+                return pat
+        return self.patterns[-1]
+
+
+def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None) -> Iterator[Entry]:
+    """Yield every file, symlink and directory under ``root`` in sorted order.
+
+    Ignored paths are skipped (whole directories pruned) and recorded in
+    ``ignored`` as rel -> pattern.
+    """
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        abs_dir = os.path.join(root, rel_dir) if rel_dir else root
+        with os.scandir(abs_dir) as it:
+            items = sorted(it, key=lambda e: e.name)
+        subdirs = []
+        for item in items:
+            rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
+            st = item.stat(follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                kind = "symlink"
+            elif stat.S_ISDIR(st.st_mode):
+                kind = "dir"
+            elif stat.S_ISREG(st.st_mode):
+                kind = "file"
+            else:
+                continue  # sockets, fifos, devices: nothing to port or copy
+            pat = ignorer.match(rel, kind == "dir")
+            if pat is not None:
+                if ignored is not None:
+                    ignored[rel] = pat
+                continue
+            entry = Entry(rel, kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns)
+            yield entry
+            if kind == "dir":
+                subdirs.append(rel)
+        stack.extend(reversed(subdirs))

@@ -1,0 +1,53 @@
+"""Shared helpers: the fixture tree, the brief's mmcv ignores, running the CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+MMCV_LIKE = FIXTURES / "mmcv_like"
+MMCV_RULES_JSON = FIXTURES / "mmcv_rules.json"
+MMCV_RULES_YAML = FIXTURES / "mmcv_rules.yaml"
+# The brief's ignores, as torch_musa users write them (paths under the tree).
+MMCV_IGNORES = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/mps", "pytorch/npu"]
+
+
+def run_cli(*args, cwd=None, check=None) -> subprocess.CompletedProcess:
+    """Run ``python -m musa_porting`` as a user would; returns the completed process."""
+    proc = subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd)
+    if check is not None:
+        assert proc.returncode == check, proc.stdout + proc.stderr
+    return proc
+
+
+def snapshot(root: Path) -> dict[str, tuple]:
+    """Every entry under root: (kind, bytes or link target, mode, mtime_ns)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            rel = p.relative_to(root).as_posix()
+            st = p.lstat()
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p), st.st_mode, st.st_mtime_ns)
+            elif p.is_dir():
+                out[rel] = ("dir", None, st.st_mode, None)
+            else:
+                out[rel] = ("file", p.read_bytes(), st.st_mode, st.st_mtime_ns)
+    return out
+
+
+@pytest.fixture
+def mmcv_tree(tmp_path) -> Path:
+    """A private copy of the mmcv-like fixture tree (symlinks kept as links)."""
+    dst = tmp_path / "csrc"
+    shutil.copytree(MMCV_LIKE, dst, symlinks=True)
+    return dst

@@ -1,0 +1,128 @@
+"""Acceptance 1: the brief's mmcv scenario on the mmcv-like fixture tree, through the
+CLI and through SimplePorting."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from conftest import MMCV_IGNORES, MMCV_RULES_JSON, MMCV_RULES_YAML, run_cli, snapshot
+
+from musa_porting import SimplePorting
+
+IGNORED_DIRS = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/mps", "pytorch/npu"]
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+
+
+def _port_cli(src: Path, rules: Path | None) -> Path:
+    args = [src, "--ignore", ",".join(MMCV_IGNORES)]
+    if rules is not None:
+        args += ["--rule", rules]
+    run_cli(*args, check=0)
+    return src.parent / (src.name + "_musa")
+
+
+def _port_simple(src: Path, rules: Path | None) -> Path:
+    import json
+
+    import yaml
+
+    mapping = None
+    if rules is not None:
+        text = rules.read_text()
+        mapping = yaml.safe_load(text) if rules.suffix == ".yaml" else json.loads(text)
+    # torch_musa users pass ignore paths as paths from the working directory.
+    SimplePorting(cuda_dir_path=str(src), ignore_dir_paths=[str(src / p) for p in MMCV_IGNORES],
+                  mapping_rule=mapping, quiet=True).run()
+    return src.parent / (src.name + "_musa")
+
+
+def _files(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in root.rglob("*")
+            if p.is_file() or p.is_symlink()}
+
+
+@pytest.mark.parametrize("how", [_port_cli, _port_simple], ids=["cli", "simple_porting"])
+@pytest.mark.parametrize("rules", [MMCV_RULES_JSON, MMCV_RULES_YAML], ids=["json", "yaml"])
+def test_mmcv_scenario(mmcv_tree, how, rules):
+    before = snapshot(mmcv_tree)
+    out = how(mmcv_tree, rules)
+    assert snapshot(mmcv_tree) == before, "the input tree was modified"
+    src_files, out_files = _files(mmcv_tree), _files(out)
+
+    for d in IGNORED_DIRS:
+        assert not (out / d).exists(), f"ignored {d} is in the output"
+
+    # Every .cu/.cuh renamed (outside ignored dirs), nothing else renamed.
+    kept = {r for r in src_files if not any(r.startswith(d + "/") for d in IGNORED_DIRS)}
+    expected = {re.sub(r"\.cu(h?)$", r".mu\1", r) for r in kept}
+    assert set(out_files) - {".musa-port-manifest.json"} == expected
+
+    # Includes of renamed tree headers follow; out-of-tree includes per the rules.
+    for rel, p in out_files.items():
+        if p.is_symlink() or rel.endswith(".bin") or "." not in rel:
+            continue
+        text = p.read_bytes().decode("utf-8", "replace")
+        for inc in INCLUDE_RE.findall(text):
+            if inc.endswith((".cuh", ".cu")):
+                pytest.fail(f"{rel} still includes {inc}")
+    roi = (out / "pytorch/cuda/roi_align_cuda.mu").read_text()
+    assert '#include "roi_align_cuda_kernel.muh"' in roi
+
+    carafe = (out / "common/cuda/carafe_cuda_kernel.muh").read_text()
+    for word in ("Accumulate", "accumulate_sum", "CURRENT_STATE", "CURRENT", "cuda_cub"):
+        assert re.search(rf"\b{word}\b", carafe), word
+    assert "Acmumulate" not in carafe and "MURRENT" not in carafe
+    assert "#define CARAFE_CUDA_KERNEL_MUH" in carafe
+    assert "cuda_cub" in (out / "pytorch/cuda/carafe_cuda.mu").read_text()
+
+    helper = (out / "common/pytorch_cuda_helper.hpp").read_text()
+    assert '#include "torch_musa/csrc/aten/musa/MUSAContext.h"' in helper
+    assert '#include "torch_musa/csrc/core/MUSAGuard.h"' in helper
+    assert "at::musa::getCurrentMUSAStream" in helper
+
+    bind = (out / "pytorch/cuda/cudabind.cpp").read_text()
+    assert ", CUDA," not in bind and bind.count(", PrivateUse1,") == 3
+    assert "MMCV_WITH_MUSA" in (out / "pytorch/roi_align.cpp").read_text()
+    assert ".is_privateuseone()" in (out / "pytorch/nms.cpp").read_text()
+    assert "SHARED_CUDA_HELPER_MU_H_" in (out / "common/cuda/shared_cuda_helper.muh").read_text()
+
+    # Byte-for-byte copies and byte-exact rewrites.
+    assert (out / "common/lut.bin").read_bytes() == (mmcv_tree / "common/lut.bin").read_bytes()
+    assert (out / "Makefile").read_bytes() == (mmcv_tree / "Makefile").read_bytes()
+    crlf = (out / "pytorch/cuda/nms_cuda.mu").read_bytes()
+    assert crlf.count(b"\r\n") == crlf.count(b"\n") > 0
+    cpu = (out / "pytorch/cpu/roi_align.cpp").read_bytes()
+    assert cpu.startswith(b"\xef\xbb\xbf") and b"caf\xe9" in cpu
+
+    # The symlink stays a link, renamed with its target.
+    link = out / "common/cuda/roi_align_kernel.muh"
+    assert link.is_symlink() and os.readlink(link) == "roi_align_cuda_kernel.muh"
+    assert link.resolve() == (out / "common/cuda/roi_align_cuda_kernel.muh").resolve()
+
+
+@pytest.mark.parametrize("how", [_port_cli, _port_simple], ids=["cli", "simple_porting"])
+def test_includes_follow_renames_without_the_cuh_rule(mmcv_tree, tmp_path, how):
+    import json
+
+    rules = json.loads(MMCV_RULES_JSON.read_text())
+    del rules[".cuh"]
+    path = tmp_path / "rules_without_cuh.json"
+    path.write_text(json.dumps(rules))
+    out = how(mmcv_tree, path)
+    roi = (out / "pytorch/cuda/roi_align_cuda.mu").read_text()
+    assert '#include "roi_align_cuda_kernel.muh"' in roi
+    shared_users = [p for p in out.rglob("*.mu*") if not p.is_symlink()
+                    and '"shared_cuda_helper.muh"' in p.read_text(errors="replace")]
+    assert len(shared_users) == 2
+    carafe = (out / "common/cuda/carafe_cuda_kernel.muh").read_text()
+    assert "#include <cub/cub.cuh>" in carafe  # outside the tree: kept
+
+
+def test_cuh_rule_on_out_of_tree_include_warns(mmcv_tree):
+    proc = run_cli(mmcv_tree, "--ignore", ",".join(MMCV_IGNORES), "--rule", MMCV_RULES_JSON,
+                   check=0)
+    assert re.search(r"carafe_cuda_kernel\.cuh:\d+: warning: user rule '\.cuh' rewrote the include "
+                     r"of 'cub/cub\.cuh'", proc.stderr), proc.stderr

@@ -1,0 +1,75 @@
+"""Engine properties, checked with hypothesis."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from musa_porting.engine import IDENT_BYTES, Matcher, rewrite
+from musa_porting.rules import build_ruleset
+
+IDENT_CHARS = string.ascii_letters + string.digits + "_"
+# Small alphabets make collisions between keys and text likely, which is the point.
+key_text = st.text(alphabet="cuCU_da.:", min_size=1, max_size=5)
+any_text = st.text(alphabet="cuCU_da.: \n", max_size=60)
+
+
+def _is_ident(b: int) -> bool:
+    return b in IDENT_BYTES
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(key_text, st.text(alphabet="mMxX", min_size=1, max_size=4), min_size=1,
+                       max_size=6), any_text)
+def test_no_edit_splits_an_identifier_on_an_alphanumeric_edge(rules, text):
+    data = text.encode()
+    for e in rewrite(data, Matcher(rules)).edits:
+        if e.old[0].isalnum() and e.start > 0:
+            assert not _is_ident(data[e.start - 1])
+        if e.old[-1].isalnum() and e.end < len(data):
+            assert not _is_ident(data[e.end])
+        assert data[e.start:e.end] == e.old.encode()
+
+
+ident = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=6).filter(
+    lambda s: s[0].isalpha() and s[-1].isalpha())
+separator = st.text(alphabet=" \t\n();,.<>+*-=\"'/#", min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ident, min_size=1, max_size=8, unique=True), st.data())
+def test_rename_then_inverse_restores_the_input(keys, data):
+    # Injective rename-only rules: values from a disjoint alphabet (upper case).
+    values = data.draw(st.lists(st.text(alphabet=string.ascii_uppercase, min_size=1, max_size=6),
+                                min_size=len(keys), max_size=len(keys), unique=True))
+    forward = dict(zip(keys, values))
+    inverse = {v: k for k, v in forward.items()}
+    words = data.draw(st.lists(st.sampled_from(keys), max_size=12))
+    seps = data.draw(st.lists(separator, min_size=len(words) + 1, max_size=len(words) + 1))
+    text = seps[0] + "".join(w + s for w, s in zip(words, seps[1:]))
+    ported = rewrite(text.encode(), Matcher(forward)).data
+    assert rewrite(ported, Matcher(inverse)).data == text.encode()
+
+
+_DEFAULTS = build_ruleset().rewriting()
+_DEFAULT_MATCHER = Matcher(_DEFAULTS)
+_pieces = sorted(set(_DEFAULTS) | {r.value for r in _DEFAULTS.values()})
+neutral = st.sampled_from([" ", "\n", "(", ")", ";", "x", "_", "::", ".", "<", ">", "\"", "/", "0"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_pieces), neutral), max_size=25))
+def test_porting_its_own_output_changes_nothing(parts):
+    text = "".join(parts).encode()
+    once = rewrite(text, _DEFAULT_MATCHER).data
+    twice = rewrite(once, _DEFAULT_MATCHER)
+    assert twice.data == once, [e.old for e in twice.edits]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_bytes_without_keys_round_trip(blob):
+    assume(b"cuda" not in blob.lower() and b"cu" not in blob.lower())
+    assert rewrite(blob, _DEFAULT_MATCHER).data == blob
