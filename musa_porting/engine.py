@@ -73,34 +73,97 @@ class Matcher:
 
     ``rules`` maps each key (str) to an opaque rule object whose ``value`` attribute
     (or the object itself, when it is a str) is the replacement.
+
+    Two matchers share the work, with one result: keys that are whole identifiers
+    starting and ending with a letter or digit (nearly all of a large table) are found by
+    one regex that yields identifier tokens with a known first two characters, then
+    a dict lookup; the few other keys (``_CUH``, ``::cuda::``, header names) go into
+    a trie regex. Compiling a trie of every key would cost seconds per run.
     """
 
     def __init__(self, rules: Mapping[str, object]):
         self.rules = dict(rules)
-        self._by_key: dict[bytes, tuple[str, bytes, object]] = {}
+        self._words: dict[bytes, tuple[str, bytes, object]] = {}
+        self._others: dict[bytes, tuple[str, bytes, object]] = {}
         for key, rule in self.rules.items():
             if not key:
                 raise ValueError("empty rule key")
             value = rule if isinstance(rule, str) else rule.value  # type: ignore[attr-defined]
-            self._by_key[key.encode("utf-8")] = (key, value.encode("utf-8"), rule)
-        if self._by_key:
-            self.regex: re.Pattern[bytes] | None = re.compile(
-                _trie_pattern(sorted(self._by_key)), re.DOTALL
-            )
-        else:
-            self.regex = None
+            kb = key.encode("utf-8")
+            item = (key, value.encode("utf-8"), rule)
+            if kb[0] in _ALNUM and kb[-1] in _ALNUM and all(b in IDENT_BYTES for b in kb):
+                self._words[kb] = item
+            else:
+                self._others[kb] = item
+        self._word_re = _word_regex(self._words) if self._words else None
+        self._other_re = (
+            re.compile(_trie_pattern(sorted(self._others)), re.DOTALL) if self._others else None
+        )
 
     def __bool__(self) -> bool:
-        return self.regex is not None
+        return bool(self.rules)
 
     def finditer(self, data: bytes, start: int = 0, end: int | None = None):
         """Yield (start, end, key, value, rule) for each leftmost-longest match."""
-        if self.regex is None:
+        end = len(data) if end is None else end
+        words, others = self._words, self._others
+        word_re, other_re = self._word_re, self._other_re
+        if other_re is None and word_re is None:
             return
-        lookup = self._by_key
-        for m in self.regex.finditer(data, start, len(data) if end is None else end):
-            key, value, rule = lookup[m.group()]
-            yield m.start(), m.end(), key, value, rule
+        if other_re is None:
+            for m in word_re.finditer(data, start, end):  # type: ignore[union-attr]
+                hit = words.get(m.group())
+                if hit is not None:
+                    yield (m.start(), m.end(), *hit)
+            return
+        if word_re is None:
+            for m in other_re.finditer(data, start, end):
+                yield (m.start(), m.end(), *others[m.group()])
+            return
+
+        # Both: merge, leftmost first, longer on a tie, re-searching after overlaps.
+        def next_word(pos: int):
+            while True:
+                m = word_re.search(data, pos, end)
+                if m is None or m.group() in words:
+                    return m
+                pos = m.end()
+
+        pos = start
+        mo = other_re.search(data, pos, end)
+        mw = next_word(pos)
+        while mo is not None or mw is not None:
+            if mw is None or (mo is not None and (mo.start() < mw.start() or (
+                    mo.start() == mw.start() and mo.end() > mw.end()))):
+                m, hit = mo, others[mo.group()]  # type: ignore[union-attr]
+            else:
+                m, hit = mw, words[mw.group()]
+            yield (m.start(), m.end(), *hit)  # type: ignore[union-attr]
+            pos = m.end()  # type: ignore[union-attr]
+            if mo is not None and mo.start() < pos:
+                mo = other_re.search(data, pos, end)
+            if mw is not None and mw.start() < pos:
+                mw = next_word(pos)
+
+
+def _word_regex(words: Mapping[bytes, object]) -> re.Pattern[bytes]:
+    """Identifier tokens whose first two bytes begin some key, at identifier starts."""
+    firsts: dict[int, set[int | None]] = {}
+    for k in words:
+        firsts.setdefault(k[0], set()).add(k[1] if len(k) > 1 else None)
+    branches = []
+    for first in sorted(firsts):
+        seconds = firsts[first]
+        alts = []
+        chars = sorted(b for b in seconds if b is not None)
+        if chars:
+            cls = b"".join(re.escape(bytes([c])) for c in chars)
+            alts.append(b"[" + cls + rb"][A-Za-z0-9_]*")
+        if None in seconds:
+            alts.append(_RIGHT_BOUNDARY)
+        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        branches.append(re.escape(bytes([first])) + _LEFT_BOUNDARY + body)
+    return re.compile(b"|".join(branches))
 
 
 @dataclass

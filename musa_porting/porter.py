@@ -430,8 +430,15 @@ class Porter:
         self._remove_stale(old, new_outputs, {d.rel for d in dirs}, result)
         manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
                             [d.rel for d in dirs])
-        _atomic_bytes(os.path.join(out, _tmp_rel(MANIFEST_NAME)), os.path.join(out, MANIFEST_NAME),
-                      manifest.to_json().encode(), 0o644)
+        manifest_path = os.path.join(out, MANIFEST_NAME)
+        data = manifest.to_json().encode()
+        try:
+            with open(manifest_path, "rb") as fh:
+                unchanged = fh.read() == data
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            _atomic_bytes(os.path.join(out, _tmp_rel(MANIFEST_NAME)), manifest_path, data, 0o644)
         if os.path.exists(journal):
             os.unlink(journal)
 

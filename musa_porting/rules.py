@@ -72,7 +72,9 @@ def default_mapping_dir() -> Path:
 
 # --- positions in JSON -------------------------------------------------------------
 
-def _line_col(text: str, offset: int) -> tuple[int, int]:
+def _line_col(text: str, offset: int | None) -> tuple[int | None, int | None]:
+    if offset is None:  # parsed without positions (trusted tables): see load_rule_file
+        return None, None
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, col
@@ -146,13 +148,13 @@ def _read_text(path: Path) -> str:
         raise PortError("rule file is not valid UTF-8", str(path), line, col) from None
 
 
-def _load_json(path: Path, text: str) -> list[tuple[str, object, int, int]] | tuple:
+def _load_json(path: Path, text: str, positions: bool):
     try:
-        json.loads(text)
+        top = json.loads(text, object_pairs_hook=lambda pairs: _PosObject(
+            (k, v, None) for k, v in pairs))
     except json.JSONDecodeError as exc:
         raise PortError(exc.msg, str(path), exc.lineno, exc.colno) from None
-    top = _parse_json_positions(text)
-    return top
+    return _parse_json_positions(text) if positions else top
 
 
 def _yaml_positions(path: Path, text: str):
@@ -213,19 +215,31 @@ def _check_entries(path: Path, entries, allow_rich_values: bool):
             raise PortError(f"the value for {key!r} must be a string", str(path), line, col)
 
 
-def load_rule_file(path: str | os.PathLike, family: str = USER_FAMILY) -> list[Rule]:
+def load_rule_file(path: str | os.PathLike, family: str = USER_FAMILY,
+                   positions: bool = True) -> list[Rule]:
     """Load one JSON (flat or rich) or YAML rule file.
 
     Errors name the file, line and column: ``extra.json:3:14: duplicate key 'x'``.
+    ``positions=False`` skips recording each rule's line (the default tables are
+    large and trusted); an error found that way is re-found with positions.
     """
     p = Path(path)
     text = _read_text(p)
+    if not positions:
+        try:
+            return _load_rules(p, text, family, positions=False)
+        except PortError:
+            pass
+    return _load_rules(p, text, family, positions=True)
+
+
+def _load_rules(p: Path, text: str, family: str, positions: bool) -> list[Rule]:
     if p.suffix.lower() in (".yaml", ".yml"):
         entries = _yaml_positions(p, text)
         _check_entries(p, entries, allow_rich_values=False)
         return [Rule(k, v, family, source=str(p), line=ln) for k, v, ln, _ in entries]
 
-    top = _load_json(p, text)
+    top = _load_json(p, text, positions)
     if isinstance(top, _PosObject):
         fields = {k: (v, at) for k, v, at in top}
         if "entries" in fields and isinstance(fields["entries"][0], _PosObject):
@@ -275,7 +289,7 @@ def load_mapping_dir(directory: str | os.PathLike) -> list[Rule]:
         raise PortError("mapping folder not found", str(d))
     rules: list[Rule] = []
     for path in sorted(d.glob("*.json")):
-        rules.extend(load_rule_file(path, family=path.stem))
+        rules.extend(load_rule_file(path, family=path.stem, positions=False))
     return rules
 
 

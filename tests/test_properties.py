@@ -73,3 +73,36 @@ def test_porting_its_own_output_changes_nothing(parts):
 def test_bytes_without_keys_round_trip(blob):
     assume(b"cuda" not in blob.lower() and b"cu" not in blob.lower())
     assert rewrite(blob, _DEFAULT_MATCHER).data == blob
+
+
+def _reference(data: bytes, rules: dict[str, str]) -> bytes:
+    """Leftmost-longest with boundary checks, written the slow and obvious way."""
+    keys = sorted((k.encode() for k in rules), key=len, reverse=True)
+    out, i = [], 0
+    while i < len(data):
+        for k in keys:
+            if not data.startswith(k, i):
+                continue
+            j = i + len(k)
+            if k[0:1].isalnum() and i > 0 and _is_ident(data[i - 1]):
+                continue
+            if k[-1:].isalnum() and j < len(data) and _is_ident(data[j]):
+                continue
+            out.append(rules[k.decode()].encode())
+            i = j
+            break
+        else:
+            out.append(data[i:i + 1])
+            i += 1
+    return b"".join(out)
+
+
+mixed_key = st.text(alphabet="cuCU_d:.(", min_size=1, max_size=5)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(mixed_key, st.text(alphabet="mMx", min_size=1, max_size=3), min_size=1,
+                       max_size=8), st.text(alphabet="cuCU_d:.( x\n", max_size=50))
+def test_matcher_agrees_with_the_obvious_algorithm(rules, text):
+    data = text.encode()
+    assert rewrite(data, Matcher(rules)).data == _reference(data, rules)
