@@ -1,12 +1,29 @@
 """musa-port: port CUDA source trees to MUSA, the CUDA-compatible platform of Moore
-Threads GPUs."""
+Threads GPUs.
+
+The public names are imported lazily, so ``musa-port --help`` and
+``python -m musa_porting.simple_porting`` start fast and cleanly.
+"""
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .errors import PortError  # noqa: E402
-from .porter import PortOptions, PortResult, port_tree  # noqa: E402
-from .simple_porting import SimplePorting  # noqa: E402
+_EXPORTS = {
+    "PortError": "errors",
+    "PortOptions": "porter",
+    "PortResult": "porter",
+    "port_tree": "porter",
+    "SimplePorting": "simple_porting",
+}
 
-__all__ = ["PortError", "PortOptions", "PortResult", "SimplePorting", "port_tree", "__version__"]
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        module = importlib.import_module(f".{_EXPORTS[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,14 +26,12 @@ _TOKEN_RE = re.compile(
 )
 
 _INCLUDE_RE = re.compile(
-    rb"^[ \t]*#[ \t]*(?:include|include_next|import)[ \t]*(?:(<)([^>\r\n]*)>|(\")([^\"\r\n]*)\")",
+    rb"^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*(?:include|include_next|import)[ \t]*"
+    rb"(?:(<)([^>\r\n]*)>|(\")([^\"\r\n]*)\")",
     re.MULTILINE,
 )
 
 # Marker names users already put in their sources for musify, and our own.
-_LINE_MARKERS = (b"MUSIFY_EXCL_LINE",)
-_START_MARKERS = (b"MUSIFY_EXCL_START", b"musa-port: off")
-_STOP_MARKERS = (b"MUSIFY_EXCL_STOP", b"musa-port: on")
 _MARKER_RE = re.compile(
     rb"MUSIFY_EXCL_(?:LINE|START|STOP)|musa-port:[ \t]*(?:off|on)\b"
 )
@@ -115,7 +113,7 @@ def marker_spans(data: bytes) -> list[tuple[int, int]]:
     for m in _MARKER_RE.finditer(data):
         word = m.group()
         line_start, line_end = _line_span(data, m.start())
-        if word in _LINE_MARKERS:
+        if word == b"MUSIFY_EXCL_LINE":
             spans.append((line_start, line_end))
         elif word.startswith(b"MUSIFY_EXCL_START") or word.endswith(b"off"):
             if open_at is None:

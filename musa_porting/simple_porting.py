@@ -27,9 +27,11 @@ def _ignore_pattern(cuda_dir: str, path: str) -> str:
     """torch_musa takes ignore paths (relative to cwd, or absolute); we take patterns.
 
     A path that names something inside the tree becomes a root-anchored pattern, so
-    ``./csrc/common/mlu`` ignores exactly that folder; anything else is used as a
-    gitignore-style pattern (``mlu`` ignores every ``mlu``).
+    ``./csrc/common/mlu`` ignores exactly that folder; a bare name or anything else
+    is used as a gitignore-style pattern (``mlu`` ignores every ``mlu``).
     """
+    if "/" not in path.strip("/") and os.sep not in path.strip(os.sep):
+        return path  # a bare name: every folder or file of that name, at any depth
     root = os.path.realpath(cuda_dir)
     for cand in (os.path.abspath(path), os.path.join(root, path)):
         real = os.path.realpath(cand)
