@@ -66,7 +66,8 @@ def port_bytes(
     excluded = list(protected)
     if skip:
         spans = lexer.comment_and_string_spans(data, frozenset(skip))
-        holes = lexer.merge_spans([(i.start, i.end) for i in incs])
+        # The whole target, delimiters included: header keys carry them ("<cuda.h>").
+        holes = lexer.merge_spans([(i.start - 1, i.end + 1) for i in incs])
         excluded.extend(lexer.subtract_spans(lexer.merge_spans(spans), holes))
     if excluded:
         excluded = lexer.merge_spans(excluded)

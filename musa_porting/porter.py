@@ -237,8 +237,8 @@ class Porter:
         self.matcher = Matcher(self.ruleset.rewriting())
         self.extensions = frozenset(e if e.startswith(".") else "." + e for e in options.extensions)
         self.known_headers = frozenset(
-            r.value for r in self.ruleset.rules.values()
-            if r.value and not r.is_user and r.value.endswith(_HEADER_SUFFIXES)
+            r.value.strip('<>"') for r in self.ruleset.rules.values()
+            if r.value and not r.is_user and r.value.strip('<>"').endswith(_HEADER_SUFFIXES)
         )
 
     # -- plan ---------------------------------------------------------------------

@@ -6,7 +6,7 @@ from musa_porting import lexer
 from musa_porting.engine import Matcher
 from musa_porting.fileport import port_bytes
 
-RULES = Matcher({"cudaFree": "musaFree", "cuda_runtime.h": "musa_runtime.h"})
+RULES = Matcher({"cudaFree": "musaFree", "\"cuda_runtime.h\"": "\"musa_runtime.h\""})
 
 
 def port(text: str, **kw) -> str:

@@ -303,3 +303,13 @@ def test_source_tree_is_never_modified(tree):
     port(tree)
     port(tree)
     assert snapshot(tree) == before
+
+
+def test_default_header_rules_match_whole_include_targets_only(tree):
+    (tree / "h.cpp").write_text(
+        '#include <cuda.h>\n#include "cuda_runtime.h"\n#include "vendor/cuda.h"\n'
+        '#include <ATen/cuda/CUDAContext.h>\n// see cuda.h\n')
+    port(tree)
+    assert (tree.parent / "csrc_musa/h.cpp").read_text() == (
+        '#include <musa.h>\n#include "musa_runtime.h"\n#include "vendor/cuda.h"\n'
+        '#include "torch_musa/csrc/aten/musa/MUSAContext.h"\n// see cuda.h\n')

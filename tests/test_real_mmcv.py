@@ -1,0 +1,97 @@
+"""Acceptance 2: the real mmcv 2.2.0 ops tree from PyPI, ported as the brief describes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import MMCV_RULES_JSON, run_cli, snapshot
+from sdist import extract_subtree, fetch_sdist
+
+from musa_porting.rules import build_ruleset
+
+pytestmark = pytest.mark.slow
+
+IGNORES = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/mps", "pytorch/npu"]
+IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@pytest.fixture(scope="module")
+def mmcv_csrc(tmp_path_factory) -> Path:
+    archive = fetch_sdist("mmcv", "2.2.0")
+    return extract_subtree(archive, "mmcv-2.2.0/mmcv/ops/csrc", tmp_path_factory.mktemp("mmcv"))
+
+
+def _under(rel: str, dirs) -> bool:
+    return any(rel == d or rel.startswith(d + "/") for d in dirs)
+
+
+def test_real_mmcv_port(mmcv_csrc):
+    src = mmcv_csrc
+    all_src = [p for p in src.rglob("*") if p.is_file()]
+    assert len(all_src) > 350  # the brief's 403 files
+    before = snapshot(src)
+    proc = run_cli(src, "--ignore", ",".join(IGNORES), "--rule", MMCV_RULES_JSON, check=0)
+    out = src.parent / "csrc_musa"
+    assert snapshot(src) == before
+
+    for d in IGNORES:
+        assert (src / d).exists() and not (out / d).exists(), d
+
+    kept = [p.relative_to(src).as_posix() for p in all_src
+            if not _under(p.relative_to(src).as_posix(), IGNORES)]
+    n_cuda = sum(1 for r in kept if r.endswith((".cu", ".cuh")))
+    n_musa = sum(1 for p in out.rglob("*") if p.is_file() and p.suffix in (".mu", ".muh"))
+    assert n_cuda > 100 and n_musa == n_cuda
+    assert not [p for p in out.rglob("*") if p.suffix in (".cu", ".cuh")]
+
+    # Every changed identifier changed through a rule: no Acmumulate-style corruption.
+    rules = build_ruleset(rule_files=[MMCV_RULES_JSON]).rewriting()
+    value_idents = {i for r in rules.values() for i in IDENT.findall(r.value.encode())}
+    subword = {k.encode(): r.value.encode() for k, r in rules.items()
+               if not (k[0].isalnum() and k[-1].isalnum())}
+    unexplained = []
+    for rel in kept:
+        new_rel = re.sub(r"\.cu(h?)$", r".mu\1", rel)
+        a, b = (src / rel).read_bytes(), (out / new_rel).read_bytes()
+        a_lines, b_lines = a.split(b"\n"), b.split(b"\n")
+        assert len(a_lines) == len(b_lines), f"{rel}: line count changed"
+        for la, lb in zip(a_lines, b_lines):
+            if la == lb:
+                continue
+            old_ids = set(IDENT.findall(la))
+            derived = {i.replace(k, v) for i in old_ids for k, v in subword.items() if k in i}
+            for ident in set(IDENT.findall(lb)) - old_ids:
+                if ident not in value_idents and ident not in derived and \
+                        not ident.endswith((b"_muh", b"_mu")) and ident != b"muh":
+                    unexplained.append((rel, ident.decode()))
+    assert unexplained == []
+
+    # Specific shapes of the brief.
+    helper = (out / "common/pytorch_cuda_helper.hpp").read_text()
+    assert "torch_musa/csrc/aten/musa/MUSAContext.h" in helper
+    text = "\n".join(p.read_text(errors="replace") for p in out.rglob("*.mu*") if p.is_file())
+    assert "Acmumulate" not in text and "AT_DISPATCH_FLOATING_TYPES_AND_HALF" not in text
+    assert proc.stdout.strip()
+
+    # A second run rewrites nothing and keeps every mtime.
+    first = snapshot(out)
+    again = run_cli(src, "--ignore", ",".join(IGNORES), "--rule", MMCV_RULES_JSON, "-q", check=0)
+    assert snapshot(out) == first
+    assert " 0 written" in again.stdout
+
+
+def test_real_mmcv_report_counts_match_tree(mmcv_csrc, tmp_path):
+    """SimplePorting on the real tree: counts agree with what is on disk."""
+    from musa_porting import SimplePorting
+
+    rules = json.loads(MMCV_RULES_JSON.read_text())
+    r = SimplePorting(str(mmcv_csrc), ignore_dir_paths=[str(mmcv_csrc / d) for d in IGNORES],
+                      mapping_rule=rules, output_dir_path=str(tmp_path / "out"), quiet=True).run()
+    on_disk = [p for p in (tmp_path / "out").rglob("*")
+               if (p.is_file() or p.is_symlink()) and p.name != ".musa-port-manifest.json"]
+    assert r.ported + r.copied + r.symlinks == len(on_disk)
+    assert r.replacements > 1000
+    assert set(r.ignored) == set(IGNORES)
