@@ -15,6 +15,7 @@ _EXPORTS = {
     "PortResult": "porter",
     "port_tree": "porter",
     "SimplePorting": "simple_porting",
+    "port_text": "text",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -42,7 +42,7 @@ class _DefaultToPort(click.Group):
 
     def format_help(self, ctx, formatter):
         port = self.commands["port"]
-        with click.Context(port, info_name=ctx.info_name, parent=None) as pctx:
+        with click.Context(port, info_name=ctx.info_name, **port.context_settings) as pctx:
             port.format_help(pctx, formatter)
         others = [(n, c.get_short_help_str(70)) for n, c in self.commands.items() if n != "port"]
         if others:

@@ -94,3 +94,15 @@ def test_excluded_spans_are_not_rewritten():
 
 def test_non_ascii_rules():
     assert port("x caf\u00e9 y", {"caf\u00e9": "bar"}) == b"x bar y"
+
+
+def test_port_text_library_call():
+    from musa_porting import port_text
+
+    text, edits = port_text("x = cudaMalloc(&p);\n// Accumulate cu\n", {"cudaMalloc": "musaMalloc",
+                                                                        "cu": "mu"})
+    assert text == "x = musaMalloc(&p);\n// Accumulate mu\n"
+    assert [(e.line, e.column, e.old, e.new) for e in edits] == [
+        (1, 5, "cudaMalloc", "musaMalloc"), (2, 15, "cu", "mu")]
+    data, _ = port_text(b"cudaStream_t s; // caf\xe9")
+    assert data == b"musaStream_t s; // caf\xe9"
