@@ -2,7 +2,8 @@
 
 ``musa-port SRC ...`` ports (the default command); other commands are named
 (``musa-port port SRC`` is the explicit form, useful when SRC is called like one).
-Exit codes: 0 success, 2 bad input or usage (nothing written), 3 internal error.
+Exit codes: 0 success, 1 residuals remain under --check, 2 bad input or usage (nothing
+written), 3 internal error.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import __version__
 from .errors import PortError
 
 EXIT_OK = 0
+EXIT_CHECK = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
@@ -91,9 +93,26 @@ def cli(ctx):
 @click.option("--extensions", metavar="EXTS",
               help="Comma-separated source extensions to rewrite (default: .cu,.cuh,.c,.cc,"
                    ".cpp,.cxx,.h,.hh,.hpp,.hxx,.inl,.inc,.ipp,.tpp). Other files are copied.")
+@click.option("--keep", "keep", multiple=True, metavar="NAMES",
+              help="CUDA-looking names that are meant to stay (comma-separated, repeatable): "
+                   "not reported as residuals. A rule 'X: X' does the same.")
+@click.option("-n", "--dry-run", is_flag=True, help="Compute everything, write nothing.")
+@click.option("--diff", "diff", is_flag=False, flag_value="-", default=None, metavar="[FILE]",
+              help="Print a git-apply-able unified diff from each source file to its ported "
+                   "path (renames as renames); --diff=FILE writes it to FILE.")
+@click.option("--report-json", metavar="FILE", help="Write the JSON report (schema: "
+              "musa_porting/schemas/report.schema.json).")
+@click.option("--report-csv", metavar="FILE", help="Write one CSV row per finding.")
+@click.option("--sarif", metavar="FILE", help="Write findings as SARIF 2.1.0 for code scanning.")
+@click.option("--report-files", is_flag=True, help="Show per-file counts in the summary.")
+@click.option("--suppress", multiple=True, metavar="IDS",
+              help="Diagnostic IDs (or names) to drop from reports and --check, e.g. MP1002.")
+@click.option("--check", is_flag=True,
+              help="Exit 1 when residual CUDA names or headers remain (after --suppress).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
-             extensions, quiet):
+             extensions, keep, dry_run, diff, report_json, report_csv, sarif, report_files,
+             suppress, check, quiet):
     """Port the CUDA tree SRC into SRC_musa.
 
     Source files are rewritten with the default tables plus your rules (literal,
@@ -106,10 +125,11 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     Example:
       musa-port ./csrc --ignore mlu,npu --rule extra.json
     """
+    from . import report
     from .porter import PortOptions, port_tree
-    from .report import summary_lines, total_line
     from .walker import DEFAULT_SOURCE_EXTENSIONS
 
+    suppressed = report.parse_ids(suppress)
     exts = tuple(_split_csv([extensions])) if extensions else DEFAULT_SOURCE_EXTENSIONS
     opts = PortOptions(
         src=src,
@@ -121,14 +141,62 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         skip=_split_csv(skip),
         include_dirs=list(include_dirs),
         extensions=exts,
+        keep=_split_csv(keep),
+        dry_run=dry_run,
+        collect_diff=diff is not None,
     )
-    result = port_tree(opts)
+    # The summary goes to stderr when stdout carries the diff or a report.
+    to_stdout = "-" in (diff, report_json, report_csv, sarif)
+    console = _console(stderr=to_stdout)
+    progress = None if quiet else _progress(console)
+    if progress is not None:
+        with progress:
+            task = progress.add_task("porting", total=None)
+            opts.progress = lambda done, total: progress.update(task, completed=done, total=total)
+            result = port_tree(opts)
+    else:
+        result = port_tree(opts)
     for w in result.warnings:
         click.echo(w, err=True)
+    if diff is not None:
+        from .diff import tree_diff
+
+        data = tree_diff(result.diff_items)
+        if diff == "-":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            with open(diff, "wb") as fh:
+                fh.write(data)
+    if report_json:
+        report.write_json(result, report_json, suppressed)
+    if report_csv:
+        report.write_csv(result, report_csv, suppressed)
+    if sarif:
+        report.write_sarif(result, sarif, suppressed)
     if quiet:
-        click.echo(total_line(result))
+        click.echo(report.total_line(result, suppressed), err=to_stdout)
     else:
-        click.echo("\n".join(summary_lines(result)))
+        report.print_summary(result, console, suppressed, report_files)
+    if check and report.residual_count(result, suppressed):
+        sys.exit(EXIT_CHECK)
+
+
+def _console(stderr: bool):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def _progress(console):
+    """A progress bar for long runs, on a terminal only."""
+    if not console.is_terminal:
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    console=console, transient=True)
 
 
 def main(argv=None) -> None:

@@ -32,6 +32,14 @@ class FilePort:
             out[fam] = out.get(fam, 0) + 1
         return out
 
+    def by_rule(self) -> dict[str, int]:
+        """Replacements per rule key; include renames count as ``old -> new`` pairs."""
+        out: dict[str, int] = {}
+        for e in self.edits:
+            key = e.old if e.rule is not None else f"{e.old} -> {e.new}"
+            out[key] = out.get(key, 0) + 1
+        return out
+
 
 def port_bytes(
     data: bytes,

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
 TMP_SUFFIX = ".musa-port-tmp"
-VERSION = 1
+VERSION = 2
 
 
 @dataclass
@@ -29,8 +29,13 @@ class FileRecord:
     out_size: int = 0
     out_mtime_ns: int = 0
     edits: int = 0
+    lines_changed: int = 0
     warnings: list[str] = field(default_factory=list)
     by_family: dict[str, int] = field(default_factory=dict)
+    by_rule: dict[str, int] = field(default_factory=dict)
+    # Findings as lists (see diagnostics.Diagnostic.to_list), so a re-run that skips
+    # an unchanged file still reports what is left in it.
+    diagnostics: list[list] = field(default_factory=list)
 
 
 @dataclass

@@ -15,10 +15,11 @@ import posixpath
 import shutil
 import stat
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from . import __version__
+from . import __version__, lexer
+from .diagnostics import Diagnostic, Knowledge, find_diagnostics
 from .engine import Matcher
 from .errors import PortError
 from .fileport import INCLUDE_FAMILY, port_bytes
@@ -52,18 +53,45 @@ class PortOptions:
     skip: Sequence[str] = ()
     include_dirs: Sequence[str] = ()
     extensions: Sequence[str] = DEFAULT_SOURCE_EXTENSIONS
+    keep: Sequence[str] = ()  # CUDA-looking names that are meant to stay (not residuals)
+    dry_run: bool = False  # compute everything, write nothing
+    collect_diff: bool = False  # keep old and new bytes of every changed file
+    progress: Callable[[int, int], None] | None = None  # (files done, files total)
+
+
+@dataclass
+class DiffItem:
+    """A change the diff shows: old and new path, bytes (link target for a symlink), mode."""
+
+    old_rel: str
+    new_rel: str
+    old: bytes
+    new: bytes
+    mode: int
+    symlink: bool = False
 
 
 @dataclass
 class FileOutcome:
-    """What happened to one input."""
+    """What happened to one input; ``record`` holds its counts and findings."""
 
     rel: str
     out_rel: str
     kind: str  # "ported", "copied", "symlink"
-    edits: int = 0
     written: bool = False
-    by_family: dict[str, int] = field(default_factory=dict)
+    record: FileRecord = field(default_factory=lambda: FileRecord("", ""))
+
+    @property
+    def edits(self) -> int:
+        return self.record.edits
+
+    @property
+    def by_family(self) -> dict[str, int]:
+        return self.record.by_family
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [Diagnostic.from_list(d) for d in self.record.diagnostics]
 
 
 @dataclass
@@ -80,6 +108,8 @@ class PortResult:
     bytes_in: int = 0
     elapsed: float = 0.0
     rules: int = 0
+    dry_run: bool = False
+    diff_items: list[DiffItem] = field(default_factory=list)
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)
@@ -116,6 +146,18 @@ class PortResult:
             for fam, n in f.by_family.items():
                 out[fam] = out.get(fam, 0) + n
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def by_rule(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.files:
+            for key, n in f.record.by_rule.items():
+                out[key] = out.get(key, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def lines_changed(self) -> int:
+        return sum(f.record.lines_changed for f in self.files)
 
     @property
     def mb_per_s(self) -> float:
@@ -166,7 +208,8 @@ def _options_fingerprint(opts: PortOptions, ruleset: RuleSet, tree_files: Sequen
     h = hashlib.sha256()
     h.update(__version__.encode())
     h.update(ruleset.fingerprint().encode())
-    h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions))).encode())
+    h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
+                   sorted(opts.keep))).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()
@@ -285,9 +328,17 @@ class Porter:
             return target
         return posixpath.relpath(new_rel, link_dir_rel or ".")
 
+    def _knowledge(self, resolver: IncludeResolver) -> Knowledge:
+        rules = self.ruleset.rules
+        keep = set(self.opts.keep) | {k for k, r in rules.items() if r.value == k}
+        known = {k for k, r in rules.items() if r.value is None}
+        headers = {k.strip('<>"') for k in rules if k[:1] in '<"' and k[-1:] in '>"'}
+        return Knowledge(frozenset(known), frozenset(keep), frozenset(headers))
+
     def run(self) -> PortResult:
         t0 = time.perf_counter()
-        result = PortResult(self.src, self.out, rules=len(self.matcher.rules))
+        result = PortResult(self.src, self.out, rules=len(self.matcher.rules),
+                            dry_run=self.opts.dry_run)
         entries = self._walk(result)
         out_rel_of: dict[str, str] = {}
         owner: dict[str, str] = {}
@@ -301,18 +352,26 @@ class Porter:
             out_rel_of[e.rel] = o
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
         resolver = IncludeResolver(tree_files, _include_dirs_rel(self.src, self.opts.include_dirs))
+        self.knowledge = self._knowledge(resolver)
         fingerprint = _options_fingerprint(self.opts, self.ruleset, tree_files)
         old = load_manifest(self.out)
-        trusted = old.fingerprint == fingerprint
+        # A manifest from the same rules and tree lets unchanged files be skipped; a
+        # diff needs every file's bytes, so it never skips.
+        trusted = old.fingerprint == fingerprint and not self.opts.collect_diff
 
         planned: list[_Planned] = []
         dirs = []
+        files = [e for e in entries if e.kind != "dir"]
+        progress = self.opts.progress
         for e in entries:
             if e.kind == "dir":
                 dirs.append(e)
                 continue
             planned.append(self._plan(e, out_rel_of, resolver, old if trusted else None, result))
-        self._write(planned, dirs, old, fingerprint, result)
+            if progress is not None:
+                progress(len(planned), len(files))
+        if not self.opts.dry_run:
+            self._write(planned, dirs, old, fingerprint, result)
         result.elapsed = time.perf_counter() - t0
         return result
 
@@ -321,10 +380,12 @@ class Porter:
         out_path = os.path.join(self.out, out_rel)
         src_path = os.path.join(self.src, e.rel)
         prev = old.files.get(out_rel) if old is not None else None
+        diff = self.opts.collect_diff
 
         if e.kind == "symlink":
             try:
                 target = self._link_target(e, out_rel_of)
+                original = os.readlink(src_path)
             except OSError as exc:
                 raise PortError(f"cannot read link: {exc.strerror or exc}", src_path) from None
             rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
@@ -333,7 +394,10 @@ class Porter:
             except OSError:
                 current = None
             p = _Planned(e, out_rel, rec, link=None if current == target else target)
-            result.files.append(FileOutcome(e.rel, out_rel, "symlink", written=p.link is not None))
+            result.files.append(FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec))
+            if diff and (target != original or out_rel != e.rel):
+                result.diff_items.append(DiffItem(e.rel, out_rel, os.fsencode(original),
+                                                  os.fsencode(target), 0o120000, symlink=True))
             return p
 
         result.bytes_in += e.size
@@ -341,10 +405,10 @@ class Porter:
         kind = "ported" if is_source else "copied"
         if (prev is not None and prev.kind == kind and prev.src == e.rel
                 and prev.src_size == e.size and prev.src_mtime_ns == e.mtime_ns
-                and prev.src_mode == e.mode and _same_stat(out_path, prev.out_size, prev.out_mtime_ns)):
+                and prev.src_mode == e.mode
+                and _same_stat(out_path, prev.out_size, prev.out_mtime_ns)):
             # Input, rules and output as the last run left them: nothing to do.
-            result.files.append(FileOutcome(e.rel, out_rel, kind, prev.edits, False,
-                                            dict(prev.by_family)))
+            result.files.append(FileOutcome(e.rel, out_rel, kind, False, prev))
             result.warnings.extend(prev.warnings)
             return _Planned(e, out_rel, prev)
 
@@ -354,29 +418,7 @@ class Porter:
             if b"\0" in data:
                 kind = rec.kind = "copied"  # NUL bytes: not text, copy as is
             else:
-                ported = port_bytes(
-                    data,
-                    self.matcher,
-                    include_mapper=lambda t, rel=e.rel: resolver.ported_target(rel, t),
-                    skip=frozenset(self.opts.skip),
-                    known_headers=self.known_headers,
-                )
-                rec.edits = len(ported.edits)
-                rec.by_family = ported.by_family()
-                rec.warnings = [f"{src_path}:{line}: warning: {msg}" for line, msg in ported.warnings]
-                result.warnings.extend(rec.warnings)
-                same = False
-                try:
-                    st = os.lstat(out_path)
-                    if stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data):
-                        same = _read(out_path) == ported.data
-                except OSError:
-                    pass
-                p = _Planned(e, out_rel, rec, data=None if same else ported.data)
-                p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
-                result.files.append(FileOutcome(e.rel, out_rel, "ported", rec.edits, not same,
-                                                dict(rec.by_family)))
-                return p
+                return self._plan_source(e, out_rel, out_path, src_path, data, rec, resolver, result)
 
         if not os.access(src_path, os.R_OK):
             raise PortError("cannot read: Permission denied", src_path)
@@ -384,7 +426,44 @@ class Porter:
             and _files_equal(src_path, out_path)
         p = _Planned(e, out_rel, rec, copy=not same)
         p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
-        result.files.append(FileOutcome(e.rel, out_rel, "copied", written=not same))
+        result.files.append(FileOutcome(e.rel, out_rel, "copied", not same, rec))
+        if diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
+            body = _read(src_path)
+            result.diff_items.append(DiffItem(e.rel, out_rel, body, body, e.mode))
+        return p
+
+    def _plan_source(self, e, out_rel, out_path, src_path, data, rec, resolver, result) -> _Planned:
+        ported = port_bytes(
+            data,
+            self.matcher,
+            include_mapper=lambda t, rel=e.rel: resolver.ported_target(rel, t),
+            skip=frozenset(self.opts.skip),
+            known_headers=self.known_headers,
+        )
+        knowledge = Knowledge(self.knowledge.known, self.knowledge.keep,
+                              self.knowledge.cuda_headers,
+                              lambda t, rel=e.rel: resolver.resolve(rel, t) is not None)
+        found = find_diagnostics(data, ported.data, ported.edits, knowledge,
+                                 lexer.marker_spans(ported.data))
+        rec.edits = len(ported.edits)
+        rec.lines_changed = len({ed.line for ed in ported.edits})
+        rec.by_family = ported.by_family()
+        rec.by_rule = ported.by_rule()
+        rec.diagnostics = [d.to_list() for d in found]
+        rec.warnings = [f"{src_path}:{line}: warning: {msg}" for line, msg in ported.warnings]
+        result.warnings.extend(rec.warnings)
+        same = False
+        try:
+            st = os.lstat(out_path)
+            if stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data):
+                same = _read(out_path) == ported.data
+        except OSError:
+            pass
+        p = _Planned(e, out_rel, rec, data=None if same else ported.data)
+        p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
+        result.files.append(FileOutcome(e.rel, out_rel, "ported", not same, rec))
+        if self.opts.collect_diff and (ported.edits or out_rel != e.rel):
+            result.diff_items.append(DiffItem(e.rel, out_rel, data, ported.data, e.mode))
         return p
 
     # -- write --------------------------------------------------------------------
