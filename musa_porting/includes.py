@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 
-from .walker import ported_name
+from .walker import RENAMES, ported_name
 
 
 class IncludeResolver:
@@ -25,7 +25,9 @@ class IncludeResolver:
     ``common/cuda``), any tree file whose path ends with the target.
     """
 
-    def __init__(self, files: Iterable[str], include_dirs: Iterable[str] = ()):
+    def __init__(self, files: Iterable[str], include_dirs: Iterable[str] = (),
+                 renames: dict[str, str] = RENAMES):
+        self.renames = renames
         self.files = set(files)
         self.include_dirs = [d.strip("/") for d in include_dirs]
         self._by_base: dict[str, list[str]] = {}
@@ -56,10 +58,10 @@ class IncludeResolver:
         rel = self.resolve(including, target)
         if rel is None:
             return None
-        new_base = ported_name(posixpath.basename(rel))
+        new_base = ported_name(posixpath.basename(rel), self.renames)
         old_base = posixpath.basename(rel)
         if new_base == old_base:
             return target
         # Only the final extension changes: keep the user's spelling of the path.
         return target[: len(target) - len(old_base)] + new_base if target.endswith(old_base) \
-            else ported_name(target)
+            else ported_name(target, self.renames)

@@ -33,7 +33,15 @@ from .manifest import (
     load_manifest,
 )
 from .rules import RuleSet, build_ruleset
-from .walker import DEFAULT_SOURCE_EXTENSIONS, Entry, Ignorer, ported_name, walk
+from .walker import (
+    DEFAULT_SOURCE_EXTENSIONS,
+    RENAMES,
+    REVERSE_RENAMES,
+    Entry,
+    Ignorer,
+    ported_name,
+    walk,
+)
 
 SKIP_KINDS = ("comments", "strings")
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".muh", ".inl")
@@ -54,6 +62,9 @@ class PortOptions:
     include_dirs: Sequence[str] = ()
     extensions: Sequence[str] = DEFAULT_SOURCE_EXTENSIONS
     keep: Sequence[str] = ()  # CUDA-looking names that are meant to stay (not residuals)
+    disable_families: Sequence[str] = ()  # table families to switch off (e.g. "nccl")
+    enable_families: Sequence[str] = ()  # families that are off by default, switched on
+    reverse: bool = False  # MUSA -> CUDA with the inverted tables (.mu -> .cu)
     dry_run: bool = False  # compute everything, write nothing
     collect_diff: bool = False  # keep old and new bytes of every changed file
     progress: Callable[[int, int], None] | None = None  # (files done, files total)
@@ -175,23 +186,23 @@ class _Planned:
     chmod: bool = False  # only the mode differs
 
 
-def default_output(src: str) -> str:
-    """``./csrc`` and ``./csrc/`` both give ``./csrc_musa``."""
-    return os.path.abspath(src).rstrip(os.sep) + "_musa"
+def default_output(src: str, reverse: bool = False) -> str:
+    """``./csrc`` and ``./csrc/`` both give ``./csrc_musa`` (``./csrc_cuda`` reversed)."""
+    return os.path.abspath(src).rstrip(os.sep) + ("_cuda" if reverse else "_musa")
 
 
 def _inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
 
 
-def check_paths(src: str, output: str | None) -> tuple[str, str]:
+def check_paths(src: str, output: str | None, reverse: bool = False) -> tuple[str, str]:
     """Validate SRC and the output folder; return both as absolute paths."""
     if not os.path.exists(src):
         raise PortError("source folder not found", src)
     if not os.path.isdir(src):
         raise PortError("source is not a folder", src)
     src_abs = os.path.abspath(src)
-    out_abs = os.path.abspath(output) if output else default_output(src)
+    out_abs = os.path.abspath(output) if output else default_output(src, reverse)
     src_real, out_real = os.path.realpath(src_abs), os.path.realpath(out_abs)
     if _inside(out_real, src_real):
         raise PortError(f"output folder {out_abs} is inside the source folder; choose another "
@@ -209,7 +220,7 @@ def _options_fingerprint(opts: PortOptions, ruleset: RuleSet, tree_files: Sequen
     h.update(__version__.encode())
     h.update(ruleset.fingerprint().encode())
     h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
-                   sorted(opts.keep))).encode())
+                   sorted(opts.keep), opts.reverse)).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()
@@ -270,14 +281,18 @@ class Porter:
         for kind in options.skip:
             if kind not in SKIP_KINDS:
                 raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
-        self.src, self.out = check_paths(options.src, options.output)
+        self.src, self.out = check_paths(options.src, options.output, options.reverse)
         self.ruleset = build_ruleset(
             rule_files=options.rule_files,
             inline_rules=options.inline_rules,
             default_rules=options.default_rules,
             mapping_dir=options.mapping_dir,
+            disable_families=options.disable_families,
+            enable_families=options.enable_families,
         )
-        self.matcher = Matcher(self.ruleset.rewriting())
+        self.renames = REVERSE_RENAMES if options.reverse else RENAMES
+        self.matcher = Matcher(self.ruleset.reversed() if options.reverse
+                               else self.ruleset.rewriting())
         self.extensions = frozenset(e if e.startswith(".") else "." + e for e in options.extensions)
         self.known_headers = frozenset(
             r.value.strip('<>"') for r in self.ruleset.rules.values()
@@ -305,7 +320,7 @@ class Porter:
             return e.rel
         if e.kind == "file" and posixpath.splitext(e.rel)[1] not in self.extensions:
             return e.rel
-        return ported_name(e.rel)
+        return ported_name(e.rel, self.renames)
 
     def _link_target(self, e: Entry, out_rel_of: dict[str, str]) -> str:
         src_link = os.path.join(self.src, e.rel)
@@ -331,7 +346,8 @@ class Porter:
     def _knowledge(self, resolver: IncludeResolver) -> Knowledge:
         rules = self.ruleset.rules
         keep = set(self.opts.keep) | {k for k, r in rules.items() if r.value == k}
-        known = {k for k, r in rules.items() if r.value is None}
+        off = self.ruleset.disabled
+        known = {k for k, r in rules.items() if r.value is None or (r.family in off and not r.is_user)}
         headers = {k.strip('<>"') for k in rules if k[:1] in '<"' and k[-1:] in '>"'}
         return Knowledge(frozenset(known), frozenset(keep), frozenset(headers))
 
@@ -351,7 +367,8 @@ class Porter:
             owner[o] = e.rel
             out_rel_of[e.rel] = o
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
-        resolver = IncludeResolver(tree_files, _include_dirs_rel(self.src, self.opts.include_dirs))
+        resolver = IncludeResolver(tree_files, _include_dirs_rel(self.src, self.opts.include_dirs),
+                                   self.renames)
         self.knowledge = self._knowledge(resolver)
         fingerprint = _options_fingerprint(self.opts, self.ruleset, tree_files)
         old = load_manifest(self.out)
@@ -443,8 +460,9 @@ class Porter:
         knowledge = Knowledge(self.knowledge.known, self.knowledge.keep,
                               self.knowledge.cuda_headers,
                               lambda t, rel=e.rel: resolver.resolve(rel, t) is not None)
-        found = find_diagnostics(data, ported.data, ported.edits, knowledge,
-                                 lexer.marker_spans(ported.data))
+        # Residuals and hazards are CUDA's: a reverse port (MUSA -> CUDA) has none.
+        found = [] if self.opts.reverse else find_diagnostics(
+            data, ported.data, ported.edits, knowledge, lexer.marker_spans(ported.data))
         rec.edits = len(ported.edits)
         rec.lines_changed = len({ed.line for ed in ported.edits})
         rec.by_family = ported.by_family()

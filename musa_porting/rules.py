@@ -31,10 +31,21 @@ class Rule:
     source: str = ""
     line: int | None = None
     note: str = ""
+    primary: bool = False  # the CUDA name --reverse picks when several map to one MUSA name
 
     @property
     def is_user(self) -> bool:
         return self.family == USER_FAMILY
+
+
+@dataclass(frozen=True)
+class Reversed:
+    """A rule of the inverted tables (MUSA -> CUDA), for ``--reverse``."""
+
+    key: str
+    value: str
+    family: str
+    forward: Rule
 
 
 @dataclass
@@ -43,10 +54,28 @@ class RuleSet:
 
     rules: dict[str, Rule] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
+    families: dict[str, bool] = field(default_factory=dict)  # family -> enabled
+    disabled: set[str] = field(default_factory=set)
 
     def rewriting(self) -> dict[str, Rule]:
-        """Rules the engine applies: those with a replacement."""
-        return {k: r for k, r in self.rules.items() if r.value is not None}
+        """Rules the engine applies: those with a replacement, in enabled families."""
+        off = self.disabled
+        return {k: r for k, r in self.rules.items()
+                if r.value is not None and (r.family not in off or r.is_user)}
+
+    def reversed(self) -> dict[str, Reversed]:
+        """The inverted rules. Where several CUDA names map to one MUSA name, the one
+        marked ``primary`` in its table wins; failing that the shortest, then the first
+        in sort order (so the choice is documented and stable)."""
+        best: dict[str, Rule] = {}
+        for r in self.rewriting().values():
+            if r.value == r.key:
+                continue
+            cur = best.get(r.value)  # type: ignore[arg-type]
+            if cur is None or (r.primary, -len(r.key), _neg(r.key)) > \
+                    (cur.primary, -len(cur.key), _neg(cur.key)):
+                best[r.value] = r  # type: ignore[index]
+        return {v: Reversed(v, r.key, r.family, r) for v, r in sorted(best.items())}
 
     def fingerprint(self) -> str:
         """A digest of the active rules, so outputs can be trusted across runs."""
@@ -54,10 +83,16 @@ class RuleSet:
         for key in sorted(self.rules):
             r = self.rules[key]
             h.update(f"{key}\0{r.value}\0{r.family}\n".encode("utf-8", "surrogatepass"))
+        h.update(repr(sorted(self.disabled)).encode())
         return h.hexdigest()
 
     def __len__(self) -> int:
         return len(self.rules)
+
+
+def _neg(text: str) -> tuple[int, ...]:
+    """Sorts strings in reverse order inside a max() comparison."""
+    return tuple(-ord(c) for c in text)
 
 
 def default_mapping_dir() -> Path:
@@ -216,7 +251,7 @@ def _check_entries(path: Path, entries, allow_rich_values: bool):
 
 
 def load_rule_file(path: str | os.PathLike, family: str = USER_FAMILY,
-                   positions: bool = True) -> list[Rule]:
+                   positions: bool = True, meta: dict | None = None) -> list[Rule]:
     """Load one JSON (flat or rich) or YAML rule file.
 
     Errors name the file, line and column: ``extra.json:3:14: duplicate key 'x'``.
@@ -227,13 +262,13 @@ def load_rule_file(path: str | os.PathLike, family: str = USER_FAMILY,
     text = _read_text(p)
     if not positions:
         try:
-            return _load_rules(p, text, family, positions=False)
+            return _load_rules(p, text, family, False, meta)
         except PortError:
             pass
-    return _load_rules(p, text, family, positions=True)
+    return _load_rules(p, text, family, True, meta)
 
 
-def _load_rules(p: Path, text: str, family: str, positions: bool) -> list[Rule]:
+def _load_rules(p: Path, text: str, family: str, positions: bool, meta: dict | None) -> list[Rule]:
     if p.suffix.lower() in (".yaml", ".yml"):
         entries = _yaml_positions(p, text)
         _check_entries(p, entries, allow_rich_values=False)
@@ -243,16 +278,22 @@ def _load_rules(p: Path, text: str, family: str, positions: bool) -> list[Rule]:
     if isinstance(top, _PosObject):
         fields = {k: (v, at) for k, v, at in top}
         if "entries" in fields and isinstance(fields["entries"][0], _PosObject):
-            return _rich_rules(p, text, fields, family)
+            return _rich_rules(p, text, fields, family, meta)
     entries = _flat_entries(p, text, top)
     _check_entries(p, entries, allow_rich_values=False)
     return [Rule(k, v, family, source=str(p), line=ln) for k, v, ln, _ in entries]
 
 
-def _rich_rules(p: Path, text: str, fields, family: str) -> list[Rule]:
+def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> list[Rule]:
     fam = fields.get("family", (family, 0))[0]
     if not isinstance(fam, str) or not fam:
-        raise PortError("'family' must be a non-empty string", str(p), *_line_col(text, fields["family"][1]))
+        raise PortError("'family' must be a non-empty string", str(p),
+                        *_line_col(text, fields["family"][1]))
+    enabled = fields.get("enabled", (True, 0))[0]
+    if not isinstance(enabled, bool):
+        raise PortError("'enabled' must be true or false", str(p), *_line_col(text, fields["enabled"][1]))
+    if meta is not None:
+        meta[fam] = enabled
     default_status = fields.get("default_status", ("supported", 0))[0]
     if default_status not in STATUSES:
         raise PortError(f"'default_status' must be one of {', '.join(STATUSES)}", str(p),
@@ -265,7 +306,7 @@ def _rich_rules(p: Path, text: str, fields, family: str) -> list[Rule]:
             rules.append(Rule(key, val, fam, default_status, str(p), line))
             continue
         attrs = {k: v for k, v, _ in val}
-        unknown = set(attrs) - {"musa", "status", "note"}
+        unknown = set(attrs) - {"musa", "status", "note", "primary"}
         if unknown:
             raise PortError(f"unknown field {sorted(unknown)[0]!r} in entry {key!r}", str(p), line, col)
         status = attrs.get("status", default_status)
@@ -278,19 +319,30 @@ def _rich_rules(p: Path, text: str, fields, family: str) -> list[Rule]:
             raise PortError(f"entry {key!r} has no 'musa' name; only unsupported entries may omit it",
                             str(p), line, col)
         note = attrs.get("note", "")
-        rules.append(Rule(key, musa, fam, status, str(p), line, note if isinstance(note, str) else ""))
+        rules.append(Rule(key, musa, fam, status, str(p), line,
+                          note if isinstance(note, str) else "", attrs.get("primary") is True))
     return rules
 
 
-def load_mapping_dir(directory: str | os.PathLike) -> list[Rule]:
-    """Every ``*.json`` table in a folder, in name order (ours or torch_musa's)."""
+def load_tables(directory: str | os.PathLike) -> tuple[list[Rule], dict[str, bool]]:
+    """Every ``*.json`` table in a folder, in name order (ours or torch_musa's), and
+    each family with whether it is on by default (a table may say ``"enabled": false``)."""
     d = Path(directory)
     if not d.is_dir():
         raise PortError("mapping folder not found", str(d))
     rules: list[Rule] = []
+    families: dict[str, bool] = {}
     for path in sorted(d.glob("*.json")):
-        rules.extend(load_rule_file(path, family=path.stem, positions=False))
-    return rules
+        meta: dict[str, bool] = {}
+        loaded = load_rule_file(path, family=path.stem, positions=False, meta=meta)
+        rules.extend(loaded)
+        families.update(meta or {path.stem: True})
+    return rules, families
+
+
+def load_mapping_dir(directory: str | os.PathLike) -> list[Rule]:
+    """Every rule of the tables in a folder."""
+    return load_tables(directory)[0]
 
 
 def build_ruleset(
@@ -299,17 +351,33 @@ def build_ruleset(
     inline_rules: Mapping[str, str] | None = None,
     default_rules: bool = True,
     mapping_dir: str | os.PathLike | None = None,
+    disable_families: Iterable[str] = (),
+    enable_families: Iterable[str] = (),
 ) -> RuleSet:
-    """Merge default tables and user rules: user over default, later over earlier."""
+    """Merge default tables and user rules: user over default, later over earlier.
+
+    ``disable_families`` switches table families off by name (their names are then
+    reported as unported CUDA APIs, not rewritten); ``enable_families`` switches on
+    families that are off by default. User rules are never switched off.
+    """
     rs = RuleSet()
     # A mapping folder of the user's replaces the default tables; without one,
     # default_rules=False means user rules only (torch_musa's drop_default_mapping).
     d = Path(mapping_dir) if mapping_dir is not None else (
         default_mapping_dir() if default_rules else None)
     if d is not None:
-        for rule in load_mapping_dir(d):
+        rules, families = load_tables(d)
+        for rule in rules:
             rs.rules[rule.key] = rule
+        rs.families = families
         rs.sources.append(str(d))
+    for name in [*disable_families, *enable_families]:
+        if name not in rs.families:
+            known = ", ".join(sorted(rs.families)) or "none (no tables loaded)"
+            raise PortError(f"unknown rule family {name!r}; families: {known}")
+    rs.disabled = {f for f, on in rs.families.items() if not on}
+    rs.disabled -= set(enable_families)
+    rs.disabled |= set(disable_families)
     for path in rule_files:
         for rule in load_rule_file(path):
             rs.rules[rule.key] = rule

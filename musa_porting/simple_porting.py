@@ -52,6 +52,8 @@ class SimplePorting:
         mapping_dir_path: str | None = None,
         *,
         output_dir_path: str | None = None,
+        disable_families: Sequence[str] = (),
+        enable_families: Sequence[str] = (),
         quiet: bool = False,
     ) -> None:
         if isinstance(ignore_dir_paths, str):
@@ -62,6 +64,8 @@ class SimplePorting:
         self.drop_default_mapping = drop_default_mapping
         self.mapping_dir_path = mapping_dir_path
         self.output_dir_path = output_dir_path
+        self.disable_families = list(disable_families)
+        self.enable_families = list(enable_families)
         self.quiet = quiet
 
     def options(self) -> PortOptions:
@@ -72,6 +76,8 @@ class SimplePorting:
             inline_rules=self.mapping_rule,
             default_rules=not self.drop_default_mapping,
             mapping_dir=self.mapping_dir_path,
+            disable_families=self.disable_families,
+            enable_families=self.enable_families,
         )
 
     def run(self) -> PortResult:

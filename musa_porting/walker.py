@@ -17,9 +17,10 @@ import pathspec
 
 DEFAULT_SOURCE_EXTENSIONS = (
     ".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
-    ".inl", ".inc", ".ipp", ".tpp",
+    ".inl", ".inc", ".ipp", ".tpp", ".mu", ".muh",
 )
 RENAMES = {".cu": ".mu", ".cuh": ".muh"}
+REVERSE_RENAMES = {".mu": ".cu", ".muh": ".cuh"}
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,10 @@ class Entry:
     mtime_ns: int
 
 
-def ported_name(rel: str) -> str:
+def ported_name(rel: str, renames: dict[str, str] = RENAMES) -> str:
     """``a/b.cu`` -> ``a/b.mu``; other names are kept."""
     root, ext = os.path.splitext(rel)
-    new = RENAMES.get(ext)
+    new = renames.get(ext)
     return root + new if new else rel
 
 
