@@ -105,6 +105,9 @@ def cli(ctx):
 @click.option("--keep", "keep", multiple=True, metavar="NAMES",
               help="CUDA-looking names that are meant to stay (comma-separated, repeatable): "
                    "not reported as residuals. A rule 'X: X' does the same.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Port files in N processes (default: the number of CPUs). The output is "
+                   "the same for any N.")
 @click.option("-n", "--dry-run", is_flag=True, help="Compute everything, write nothing.")
 @click.option("--diff", "diff", is_flag=False, flag_value="-", default=None, metavar="[FILE]",
               help="Print a git-apply-able unified diff from each source file to its ported "
@@ -120,7 +123,7 @@ def cli(ctx):
               help="Exit 1 when residual CUDA names or headers remain (after --suppress).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
-             extensions, disable_families, enable_families, reverse, keep, dry_run, diff,
+             extensions, disable_families, enable_families, reverse, keep, jobs, dry_run, diff,
              report_json, report_csv, sarif, report_files, suppress, check, quiet):
     """Port the CUDA tree SRC into SRC_musa.
 
@@ -154,6 +157,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         disable_families=_split_csv(disable_families),
         enable_families=_split_csv(enable_families),
         reverse=reverse,
+        jobs=jobs,
         dry_run=dry_run,
         collect_diff=diff is not None,
     )

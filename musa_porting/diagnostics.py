@@ -76,18 +76,50 @@ CUDA_HEADER_RE = re.compile(
     r"|^(?:ATen|c10)/cuda/"
 )
 
-_HAZARDS = [
-    ("MP2001", re.compile(rb"\b(?:asm|__asm__)\s*(?:volatile\s*|__volatile__\s*)?\(")),
-    ("MP2002", re.compile(
-        rb"\b0[xX][fF]{8}[uU]?[lL]{0,2}\b"
-        rb"|&\s*(?:31|0[xX]1[fF])\b"
-        rb"|#\s*define\s+[A-Za-z0-9_]*WARP[A-Za-z0-9_]*\s+32\b"
-        rb"|\b[A-Za-z0-9_]*[wW]arp[A-Za-z0-9_]*\s*=\s*32\b")),
-    ("MP2003", re.compile(
-        rb"\b(?:MUSA_VERSION|MUSART_VERSION|__MUSA_ARCH__|CUDA_VERSION|CUDART_VERSION|__CUDA_ARCH__)"
-        rb"\s*(?:[<>]=?|==|!=)\s*\d+|\d+\s*(?:[<>]=?|==|!=)\s*"
-        rb"(?:MUSA_VERSION|MUSART_VERSION|__MUSA_ARCH__)\b")),
-]
+# Hazards. Each regex starts with a literal byte, so the scan is C-speed; the
+# warp-constant check looks back from "= 32" rather than scanning every identifier.
+_ASM_RE = re.compile(rb"(?<![A-Za-z0-9_])(?:asm|__asm__)\s*(?:volatile\s*|__volatile__\s*)?\(")
+_MASK_RE = re.compile(rb"0[xX][fF]{8}(?![0-9A-Fa-f])[uU]?[lL]{0,2}(?![A-Za-z0-9_])")
+_AND31_RE = re.compile(rb"&\s*(?:31|0[xX]1[fF])(?![A-Za-z0-9_])")
+_WARP32_RE = re.compile(rb"(?:=|define[ \t]+[A-Za-z0-9_]*WARP[A-Za-z0-9_]*)[ \t]*32(?![A-Za-z0-9_.])")
+_WARP_NAME_RE = re.compile(rb"[A-Za-z0-9_]*(?:[wW]arp|WARP)[A-Za-z0-9_]*[ \t]*$")
+_VERSION_NAMES = rb"(?:MUSA_VERSION|MUSART_VERSION|__MUSA_ARCH__|CUDA_VERSION|CUDART_VERSION|__CUDA_ARCH__)"
+_VERSION_RE = re.compile(_VERSION_NAMES + rb"\s*(?:[<>]=?|==|!=)\s*\d+")
+_VERSION_REV_RE = re.compile(
+    rb"\d+\s*(?:[<>]=?|==|!=)\s*" + _VERSION_NAMES + rb"(?![A-Za-z0-9_])")
+
+
+IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _hazards(data: bytes):
+    """(check id, offset, text) of each hazard, with cheap byte tests first."""
+    if b"asm" in data:
+        for m in _ASM_RE.finditer(data):
+            yield "MP2001", m.start(), m.group()
+    if b"0x" in data or b"0X" in data:
+        for m in _MASK_RE.finditer(data):
+            yield "MP2002", m.start(), m.group()
+    if b"&" in data:
+        for m in _AND31_RE.finditer(data):
+            yield "MP2002", m.start(), m.group()
+    if b"32" in data:
+        for m in _WARP32_RE.finditer(data):
+            if m.group().startswith(b"="):
+                bol = data.rfind(b"\n", 0, m.start()) + 1
+                name = _WARP_NAME_RE.search(data, bol, m.start())
+                if name is None:
+                    continue
+                yield "MP2002", name.start(), data[name.start():m.end()]
+            else:
+                yield "MP2002", m.start(), m.group()
+    if b"VERSION" in data or b"ARCH__" in data:
+        for rx in (_VERSION_RE, _VERSION_REV_RE):
+            for m in rx.finditer(data):
+                before = data[m.start() - 1:m.start()]
+                if before and (before in b"." or before[0] in IDENT):
+                    continue  # part of a longer name or number
+                yield "MP2003", m.start(), m.group()
 
 
 _HAZARD_MESSAGES = {
@@ -132,20 +164,15 @@ class Knowledge:
     tree_include: object = None  # callable(target) -> bool: is it a file of the tree
 
 
-class _Positions:
-    """Offset -> (line, column) for one text, and output -> source offsets."""
-
-    def __init__(self, data: bytes):
-        self.starts = [0]
-        find = data.find
-        i = find(b"\n")
-        while i >= 0:
-            self.starts.append(i + 1)
-            i = find(b"\n", i + 1)
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        idx = bisect_right(self.starts, offset) - 1
-        return idx + 1, offset - self.starts[idx] + 1
+def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """(line, column) of each offset, counting newlines in one pass (in C)."""
+    out: dict[int, tuple[int, int]] = {}
+    line, pos = 1, 0
+    for off in sorted(set(offsets)):
+        line += data.count(b"\n", pos, off)
+        pos = off
+        out[off] = (line, off - data.rfind(b"\n", 0, off))
+    return out
 
 
 def _source_offset(out_offset: int, ends: list[int], deltas: list[int]) -> int:
@@ -166,7 +193,7 @@ def find_diagnostics(
     ``protected`` are marker regions of the output (left alone on purpose).
     """
     has_residual = RESIDUAL_RE.search(out) is not None
-    has_hazard = any(rx.search(out) for _, rx in _HAZARDS)
+    hazards = list(_hazards(out))
     all_includes = lexer.includes(out) if b"#" in out else []
     bad_includes = [
         inc for inc in all_includes
@@ -174,19 +201,8 @@ def find_diagnostics(
         and (inc.target in knowledge.cuda_headers or CUDA_HEADER_RE.search(inc.target))
         and not (knowledge.tree_include is not None and knowledge.tree_include(inc.target))
     ]
-    if not has_residual and not has_hazard and not bad_includes:
+    if not has_residual and not hazards and not bad_includes:
         return []
-
-    # Edit positions in output coordinates, to map findings back to the source.
-    ends: list[int] = []
-    deltas: list[int] = []
-    delta = 0
-    for e in edits:
-        new_len = len(e.new.encode("utf-8", "surrogateescape"))
-        ends.append(e.start + delta + new_len)
-        delta += new_len - (e.end - e.start)
-        deltas.append(delta)
-    out_pos, src_pos = _Positions(out), _Positions(src)
 
     # Not code: comments, strings, protected regions, and include targets (an include
     # is judged as a whole, by MP1003).
@@ -199,34 +215,51 @@ def find_diagnostics(
         i = bisect_right(nc_starts, off) - 1
         return i >= 0 and noncode[i][0] <= off < noncode[i][1]
 
-    found: list[Diagnostic] = []
-
-    def add(check_id: str, text: str, off: int, message: str) -> None:
-        line, col = out_pos.line_col(off)
-        sline, scol = src_pos.line_col(_source_offset(off, ends, deltas)) if ends else (line, col)
-        found.append(Diagnostic(check_id, text, line, col, sline, scol, message))
-
+    raw: list[tuple[int, str, str, str]] = []  # (offset, id, text, message)
     for inc in bad_includes:
-        add("MP1003", inc.target, inc.start, f"#include of CUDA header '{inc.target}'")
-
+        raw.append((inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'"))
     if has_residual:
-        for m in RESIDUAL_RE.finditer(out):
+        keep, known = knowledge.keep, knowledge.known
+        # Scan the code between non-code spans only: comments that say "CUDA" cost nothing.
+        code, pos = [], 0
+        for s, e in noncode:
+            if s > pos:
+                code.append((pos, s))
+            pos = max(pos, e)
+        code.append((pos, len(out)))
+        matches = [m for s, e in code for m in RESIDUAL_RE.finditer(out, s, e)]
+        for m in matches:
             off = m.start()
-            if in_noncode(off):
-                continue
             name = m.group().decode("ascii")
-            if name in knowledge.keep or name in BUILTIN_KEEP:
+            if name in keep or name in BUILTIN_KEEP:
                 continue
-            if name in knowledge.known:
-                add("MP1001", name, off, f"'{name}' is a CUDA API with no MUSA equivalent here")
+            if name in known:
+                raw.append((off, "MP1001", name, f"'{name}' is a CUDA API with no MUSA equivalent here"))
             else:
-                add("MP1002", name, off, f"'{name}' looks like CUDA and is not ported")
-    if has_hazard:
-        for check_id, rx in _HAZARDS:
-            for m in rx.finditer(out):
-                if in_noncode(m.start()):
-                    continue
-                text = m.group().decode("ascii", "replace")
-                add(check_id, text, m.start(), _HAZARD_MESSAGES[check_id].format(text))
+                raw.append((off, "MP1002", name, f"'{name}' looks like CUDA and is not ported"))
+    for check_id, off, text_b in hazards:
+        if not in_noncode(off):
+            text = text_b.decode("ascii", "replace")
+            raw.append((off, check_id, text, _HAZARD_MESSAGES[check_id].format(text)))
+    if not raw:
+        return []
+
+    # Edit positions in output coordinates, to map findings back to the source.
+    ends: list[int] = []
+    deltas: list[int] = []
+    delta = 0
+    for e in edits:
+        new_len = len(e.new.encode("utf-8", "surrogateescape"))
+        ends.append(e.start + delta + new_len)
+        delta += new_len - (e.end - e.start)
+        deltas.append(delta)
+    out_lc = _line_cols(out, [r[0] for r in raw])
+    src_off = {r[0]: _source_offset(r[0], ends, deltas) for r in raw}
+    src_lc = _line_cols(src, list(src_off.values())) if ends else None
+    found = []
+    for off, check_id, text, message in raw:
+        line, col = out_lc[off]
+        sline, scol = src_lc[src_off[off]] if src_lc is not None else (line, col)
+        found.append(Diagnostic(check_id, text, line, col, sline, scol, message))
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return found

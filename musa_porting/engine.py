@@ -23,6 +23,9 @@ _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 # first-character scan instead of attempting a match at every offset.
 _LEFT_BOUNDARY = rb"(?<![A-Za-z0-9_].)"
 _RIGHT_BOUNDARY = rb"(?![A-Za-z0-9_])"
+# A key that is a whole identifier with alphanumeric ends: found by token lookup.
+_WORD_KEY = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9_]*[A-Za-z0-9])?")
+_HEADER_KEY = re.compile(rb'<[^<>"\s]+>|"[^<>"\s]+"')
 
 
 @dataclass(frozen=True)
@@ -85,14 +88,20 @@ class Matcher:
         self.rules = dict(rules)
         self._words: dict[bytes, tuple[str, bytes, object]] = {}
         self._others: dict[bytes, tuple[str, bytes, object]] = {}
+        # Keys that are a delimited header name ("<cuda.h>", "\"cuda.h\""): they only
+        # ever match a whole #include target, so callers that know the includes look
+        # them up directly (see fileport) instead of paying for them in a regex.
+        self.headers: dict[bytes, tuple[str, bytes, object]] = {}
         for key, rule in self.rules.items():
             if not key:
                 raise ValueError("empty rule key")
             value = rule if isinstance(rule, str) else rule.value  # type: ignore[attr-defined]
             kb = key.encode("utf-8")
             item = (key, value.encode("utf-8"), rule)
-            if kb[0] in _ALNUM and kb[-1] in _ALNUM and all(b in IDENT_BYTES for b in kb):
+            if _WORD_KEY.fullmatch(kb):
                 self._words[kb] = item
+            elif _HEADER_KEY.fullmatch(kb):
+                self.headers[kb] = item
             else:
                 self._others[kb] = item
         self._word_re = _word_regex(self._words) if self._words else None
@@ -121,13 +130,16 @@ class Matcher:
                 yield (m.start(), m.end(), *others[m.group()])
             return
 
-        # Both: merge, leftmost first, longer on a tie, re-searching after overlaps.
+        # Both: merge, leftmost first, longer on a tie. Word tokens never overlap each
+        # other and start only at identifier boundaries, so one finditer serves: tokens
+        # that an earlier match covered are skipped.
+        tokens = word_re.finditer(data, start, end)
+
         def next_word(pos: int):
-            while True:
-                m = word_re.search(data, pos, end)
-                if m is None or m.group() in words:
+            for m in tokens:
+                if m.start() >= pos and m.group() in words:
                     return m
-                pos = m.end()
+            return None
 
         pos = start
         mo = other_re.search(data, pos, end)

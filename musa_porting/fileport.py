@@ -62,14 +62,23 @@ def port_bytes(
     protected = lexer.marker_spans(data)
     fixed = []
     out_of_tree = []
+    headers = matcher.headers
     for inc in incs:
         new = include_mapper(inc.target) if include_mapper is not None else None
-        if new is None:
-            out_of_tree.append(inc)
-            continue
         if any(s <= inc.start < e for s, e in protected):
+            if new is None:
+                out_of_tree.append(inc)
             continue
-        fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
+        if new is not None:
+            fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
+            continue
+        out_of_tree.append(inc)
+        if headers:
+            # A header rule matches the whole target with its delimiters: "<cuda.h>".
+            whole = data[inc.start - 1:inc.end + 1]
+            hit = headers.get(whole)
+            if hit is not None:
+                fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
 
     excluded = list(protected)
     if skip:

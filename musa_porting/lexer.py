@@ -11,25 +11,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Comments and literals, leftmost first. The pp-number alternative exists only to
-# swallow C++14 digit separators (1'000'000) so they do not open a char literal.
+# Comments and literals, leftmost first. Every alternative starts with a literal
+# byte (/ " ') outside its group, so the regex engine skips to candidates with its
+# fast first-byte scan; the span of a token is the whole match.
+# A quote right after a letter or digit is not a char literal: that keeps C++14 digit
+# separators (1'000'000) from opening one; encoding prefixes (u8, L) simply stay
+# outside the span. A raw string is recognised by the R before its quote.
 _TOKEN_RE = re.compile(
     rb"""
-      (?P<line_comment>//(?:\\\r?\n|[^\n])*)
-    | (?P<block_comment>/\*.*?(?:\*/|\Z))
-    | (?P<raw_string>(?:u8|[uUL])?R"(?P<delim>[^ ()\\\t\r\n"]{0,16})\(.*?(?:\)(?P=delim)"|\Z))
-    | (?P<string>(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?)
-    | (?P<number>(?<![A-Za-z0-9_])\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*)
-    | (?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n]){1,8}')
+      /(?P<line_comment>/[^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*)
+    | /(?P<block_comment>\*[^*]*\*+(?:[^/*][^*]*\*+)*/|\*.*)
+    | "(?<=R")(?P<raw_string>(?P<delim>[^ ()\\\t\r\n"]{0,16})\(.*?(?:\)(?P=delim)"|\Z))
+    | "(?P<string>[^"\\\n]*(?:\\.[^"\\\n]*)*"?)
+    | '(?<![A-Za-z0-9_]')(?P<char>(?:\\.|[^'\\\n]){1,8}')
     """,
     re.DOTALL | re.VERBOSE,
 )
 
+# '#' first, so the scan jumps from '#' to '#'; the line start is checked in Python.
 _INCLUDE_RE = re.compile(
-    rb"^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*(?:include|include_next|import)[ \t]*"
-    rb"(?:(<)([^>\r\n]*)>|(\")([^\"\r\n]*)\")",
-    re.MULTILINE,
+    rb"#[ \t]*(?:include|include_next|import)[ \t]*(?:(<)([^>\r\n]*)>|(\")([^\"\r\n]*)\")"
 )
+_LINE_START_OK = re.compile(rb"(?:\xef\xbb\xbf)?[ \t]*")
 
 # Marker names users already put in their sources for musify, and our own.
 _MARKER_RE = re.compile(
@@ -77,6 +80,9 @@ def includes(data: bytes) -> list[Include]:
     line = 1
     pos = 0
     for m in _INCLUDE_RE.finditer(data):
+        bol = data.rfind(b"\n", 0, m.start()) + 1
+        if _LINE_START_OK.fullmatch(data, bol, m.start()) is None:
+            continue  # not at the start of a line: inside a comment or a string
         angled = m.group(1) is not None
         group = 2 if angled else 4
         line += data.count(b"\n", pos, m.start())

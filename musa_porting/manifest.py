@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
@@ -44,17 +44,26 @@ class Manifest:
     fingerprint: str = ""
     files: dict[str, FileRecord] = field(default_factory=dict)
     dirs: list[str] = field(default_factory=list)
+    rules: int = 0  # rules in force when it was written (reported by a no-change re-run)
 
     def to_json(self) -> str:
-        data = {
+        # vars(), not asdict(): asdict deep-copies every list, which cost more than the
+        # port itself on a re-run of a large tree. One line per file keeps it diffable.
+        head = {
             "version": VERSION,
             "tool": "musa-port",
             "src": self.src,
             "fingerprint": self.fingerprint,
             "dirs": sorted(self.dirs),
-            "files": {k: asdict(v) for k, v in sorted(self.files.items())},
+            "rules": self.rules,
         }
-        return json.dumps(data, indent=1, sort_keys=True) + "\n"
+        dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+        lines = [dumps(head)[:-1] + ',"files":{']
+        items = sorted(self.files.items())
+        for i, (k, v) in enumerate(items):
+            lines.append(dumps(k) + ":" + dumps(vars(v)) + ("," if i < len(items) - 1 else ""))
+        lines.append("}}")
+        return "\n".join(lines) + "\n"
 
 
 def load_manifest(out_dir: str) -> Manifest:
@@ -67,6 +76,6 @@ def load_manifest(out_dir: str) -> Manifest:
             return Manifest()
         files = {k: FileRecord(**v) for k, v in data.get("files", {}).items()}
         return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
-                        list(data.get("dirs", [])))
+                        list(data.get("dirs", [])), int(data.get("rules", 0)))
     except (OSError, ValueError, TypeError):
         return Manifest()

@@ -17,6 +17,7 @@ import stat
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import __version__, lexer
 from .diagnostics import Diagnostic, Knowledge, find_diagnostics
@@ -32,7 +33,7 @@ from .manifest import (
     Manifest,
     load_manifest,
 )
-from .rules import RuleSet, build_ruleset
+from .rules import RuleSet, build_ruleset, default_mapping_dir
 from .walker import (
     DEFAULT_SOURCE_EXTENSIONS,
     RENAMES,
@@ -65,6 +66,7 @@ class PortOptions:
     disable_families: Sequence[str] = ()  # table families to switch off (e.g. "nccl")
     enable_families: Sequence[str] = ()  # families that are off by default, switched on
     reverse: bool = False  # MUSA -> CUDA with the inverted tables (.mu -> .cu)
+    jobs: int | None = None  # processes for porting files (None: the number of CPUs)
     dry_run: bool = False  # compute everything, write nothing
     collect_diff: bool = False  # keep old and new bytes of every changed file
     progress: Callable[[int, int], None] | None = None  # (files done, files total)
@@ -215,10 +217,28 @@ def check_paths(src: str, output: str | None, reverse: bool = False) -> tuple[st
     return src_abs, out_abs
 
 
-def _options_fingerprint(opts: PortOptions, ruleset: RuleSet, tree_files: Sequence[str]) -> str:
+def rules_stamp(opts: PortOptions) -> str:
+    """What the rules in force depend on, without loading them: the options and the
+    size and mtime of every table and rule file."""
+    parts: list[object] = [opts.default_rules, opts.mapping_dir, sorted(opts.disable_families),
+                           sorted(opts.enable_families), opts.reverse,
+                           sorted((opts.inline_rules or {}).items())]
+    table_dir = opts.mapping_dir if opts.mapping_dir is not None else (
+        str(default_mapping_dir()) if opts.default_rules else None)
+    paths = sorted(str(p) for p in Path(table_dir).glob("*.json")) if table_dir else []
+    for path in [*paths, *map(str, opts.rule_files)]:
+        try:
+            st = os.stat(path)
+            parts.append((os.path.abspath(path), st.st_size, st.st_mtime_ns))
+        except OSError:
+            parts.append((os.path.abspath(path), "missing"))
+    return repr(parts)
+
+
+def _options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]) -> str:
     h = hashlib.sha256()
     h.update(__version__.encode())
-    h.update(ruleset.fingerprint().encode())
+    h.update(stamp.encode("utf-8", "surrogateescape"))
     h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
                    sorted(opts.keep), opts.reverse)).encode())
     for rel in tree_files:
@@ -282,22 +302,32 @@ class Porter:
             if kind not in SKIP_KINDS:
                 raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
-        self.ruleset = build_ruleset(
-            rule_files=options.rule_files,
-            inline_rules=options.inline_rules,
-            default_rules=options.default_rules,
-            mapping_dir=options.mapping_dir,
-            disable_families=options.disable_families,
-            enable_families=options.enable_families,
-        )
         self.renames = REVERSE_RENAMES if options.reverse else RENAMES
-        self.matcher = Matcher(self.ruleset.reversed() if options.reverse
-                               else self.ruleset.rewriting())
         self.extensions = frozenset(e if e.startswith(".") else "." + e for e in options.extensions)
+        self.ruleset: RuleSet | None = None  # loaded on first need: see load_rules()
+
+    def load_rules(self) -> None:
+        """Load the tables and compile the matcher. A re-run where every input, rule
+        file and output is as the manifest recorded never needs them, and they are
+        most of a no-change run's time."""
+        if self.ruleset is not None:
+            return
+        opts = self.opts
+        self.ruleset = build_ruleset(
+            rule_files=opts.rule_files,
+            inline_rules=opts.inline_rules,
+            default_rules=opts.default_rules,
+            mapping_dir=opts.mapping_dir,
+            disable_families=opts.disable_families,
+            enable_families=opts.enable_families,
+        )
+        self.matcher = Matcher(self.ruleset.reversed() if opts.reverse
+                               else self.ruleset.rewriting())
         self.known_headers = frozenset(
             r.value.strip('<>"') for r in self.ruleset.rules.values()
             if r.value and not r.is_user and r.value.strip('<>"').endswith(_HEADER_SUFFIXES)
         )
+        self.knowledge = self._knowledge()
 
     # -- plan ---------------------------------------------------------------------
     def _walk(self, result: PortResult) -> list[Entry]:
@@ -343,18 +373,17 @@ class Porter:
             return target
         return posixpath.relpath(new_rel, link_dir_rel or ".")
 
-    def _knowledge(self, resolver: IncludeResolver) -> Knowledge:
-        rules = self.ruleset.rules
+    def _knowledge(self) -> Knowledge:
+        rules = self.ruleset.rules  # type: ignore[union-attr]
         keep = set(self.opts.keep) | {k for k, r in rules.items() if r.value == k}
-        off = self.ruleset.disabled
+        off = self.ruleset.disabled  # type: ignore[union-attr]
         known = {k for k, r in rules.items() if r.value is None or (r.family in off and not r.is_user)}
         headers = {k.strip('<>"') for k in rules if k[:1] in '<"' and k[-1:] in '>"'}
         return Knowledge(frozenset(known), frozenset(keep), frozenset(headers))
 
     def run(self) -> PortResult:
         t0 = time.perf_counter()
-        result = PortResult(self.src, self.out, rules=len(self.matcher.rules),
-                            dry_run=self.opts.dry_run)
+        result = PortResult(self.src, self.out, dry_run=self.opts.dry_run)
         entries = self._walk(result)
         out_rel_of: dict[str, str] = {}
         owner: dict[str, str] = {}
@@ -369,34 +398,74 @@ class Porter:
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
         resolver = IncludeResolver(tree_files, _include_dirs_rel(self.src, self.opts.include_dirs),
                                    self.renames)
-        self.knowledge = self._knowledge(resolver)
-        fingerprint = _options_fingerprint(self.opts, self.ruleset, tree_files)
+        fingerprint = _options_fingerprint(self.opts, rules_stamp(self.opts), tree_files)
         old = load_manifest(self.out)
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not self.opts.collect_diff
+        if not trusted or any(e.kind == "file" and self._unchanged(e, out_rel_of[e.rel], old)
+                              is None for e in entries):
+            self.load_rules()
+        result.rules = len(self.matcher.rules) if self.ruleset is not None else old.rules
 
-        planned: list[_Planned] = []
-        dirs = []
+        dirs = [e for e in entries if e.kind == "dir"]
         files = [e for e in entries if e.kind != "dir"]
-        progress = self.opts.progress
-        for e in entries:
-            if e.kind == "dir":
-                dirs.append(e)
-                continue
-            planned.append(self._plan(e, out_rel_of, resolver, old if trusted else None, result))
-            if progress is not None:
-                progress(len(planned), len(files))
+        self._ctx = (out_rel_of, resolver, old if trusted else None)
+        planned: list[_Planned] = []
+        for step in self._plan_all(files):
+            p, outcome, diff_item, warnings, size = step
+            planned.append(p)
+            result.files.append(outcome)
+            result.warnings.extend(warnings)
+            result.bytes_in += size
+            if diff_item is not None:
+                result.diff_items.append(diff_item)
         if not self.opts.dry_run:
             self._write(planned, dirs, old, fingerprint, result)
         result.elapsed = time.perf_counter() - t0
         return result
 
-    def _plan(self, e, out_rel_of, resolver, old, result) -> _Planned:
+    def _plan_all(self, files: list[Entry]):
+        """Plan every file, in ``files`` order, in this process or ``jobs`` processes.
+
+        Workers are forked, so they share the compiled rules; each returns its steps
+        (new bytes included) and the order of ``files`` is restored, so the result is
+        the same for any number of jobs.
+        """
+        progress = self.opts.progress
+        jobs = self.opts.jobs if self.opts.jobs is not None else (os.cpu_count() or 1)
+        todo = len(files)
+        if jobs <= 1 or todo < _MIN_PARALLEL_FILES or "fork" not in _mp_methods():
+            for i, e in enumerate(files):
+                yield self._plan(e)
+                if progress is not None:
+                    progress(i + 1, todo)
+            return
+        import multiprocessing
+
+        global _ACTIVE
+        _ACTIVE = (self, files)
+        chunks = [list(range(i, min(i + _CHUNK, todo))) for i in range(0, todo, _CHUNK)]
+        results: dict[int, list] = {}
+        done = 0
+        try:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
+                for first, steps in pool.imap_unordered(_plan_chunk, chunks):
+                    results[first] = steps
+                    done += len(steps)
+                    if progress is not None:
+                        progress(done, todo)
+        finally:
+            _ACTIVE = None
+        for first in sorted(results):
+            yield from results[first]
+
+    def _plan(self, e: Entry):
+        """Plan one file: (planned, outcome, diff item or None, warnings, bytes read)."""
+        out_rel_of, resolver, old = self._ctx
         out_rel = out_rel_of[e.rel]
         out_path = os.path.join(self.out, out_rel)
         src_path = os.path.join(self.src, e.rel)
-        prev = old.files.get(out_rel) if old is not None else None
         diff = self.opts.collect_diff
 
         if e.kind == "symlink":
@@ -411,23 +480,19 @@ class Porter:
             except OSError:
                 current = None
             p = _Planned(e, out_rel, rec, link=None if current == target else target)
-            result.files.append(FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec))
+            item = None
             if diff and (target != original or out_rel != e.rel):
-                result.diff_items.append(DiffItem(e.rel, out_rel, os.fsencode(original),
-                                                  os.fsencode(target), 0o120000, symlink=True))
-            return p
+                item = DiffItem(e.rel, out_rel, os.fsencode(original), os.fsencode(target),
+                                0o120000, symlink=True)
+            return p, FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec), item, [], 0
 
-        result.bytes_in += e.size
         is_source = posixpath.splitext(e.rel)[1] in self.extensions
         kind = "ported" if is_source else "copied"
-        if (prev is not None and prev.kind == kind and prev.src == e.rel
-                and prev.src_size == e.size and prev.src_mtime_ns == e.mtime_ns
-                and prev.src_mode == e.mode
-                and _same_stat(out_path, prev.out_size, prev.out_mtime_ns)):
+        prev = self._unchanged(e, out_rel, old) if old is not None else None
+        if prev is not None:
             # Input, rules and output as the last run left them: nothing to do.
-            result.files.append(FileOutcome(e.rel, out_rel, kind, False, prev))
-            result.warnings.extend(prev.warnings)
-            return _Planned(e, out_rel, prev)
+            return (_Planned(e, out_rel, prev), FileOutcome(e.rel, out_rel, prev.kind, False, prev),
+                    None, list(prev.warnings), e.size)
 
         rec = FileRecord(e.rel, kind, e.size, e.mtime_ns, e.mode)
         if is_source:
@@ -435,7 +500,7 @@ class Porter:
             if b"\0" in data:
                 kind = rec.kind = "copied"  # NUL bytes: not text, copy as is
             else:
-                return self._plan_source(e, out_rel, out_path, src_path, data, rec, resolver, result)
+                return self._plan_source(e, out_rel, out_path, src_path, data, rec, resolver)
 
         if not os.access(src_path, os.R_OK):
             raise PortError("cannot read: Permission denied", src_path)
@@ -443,13 +508,23 @@ class Porter:
             and _files_equal(src_path, out_path)
         p = _Planned(e, out_rel, rec, copy=not same)
         p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
-        result.files.append(FileOutcome(e.rel, out_rel, "copied", not same, rec))
+        item = None
         if diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
             body = _read(src_path)
-            result.diff_items.append(DiffItem(e.rel, out_rel, body, body, e.mode))
-        return p
+            item = DiffItem(e.rel, out_rel, body, body, e.mode)
+        return p, FileOutcome(e.rel, out_rel, "copied", not same, rec), item, [], e.size
 
-    def _plan_source(self, e, out_rel, out_path, src_path, data, rec, resolver, result) -> _Planned:
+    def _unchanged(self, e: Entry, out_rel: str, old: Manifest) -> FileRecord | None:
+        """The manifest's record when input and output are as it recorded them."""
+        prev = old.files.get(out_rel)
+        if (prev is not None and prev.kind != "symlink" and prev.src == e.rel
+                and prev.src_size == e.size and prev.src_mtime_ns == e.mtime_ns
+                and prev.src_mode == e.mode
+                and _same_stat(os.path.join(self.out, out_rel), prev.out_size, prev.out_mtime_ns)):
+            return prev
+        return None
+
+    def _plan_source(self, e, out_rel, out_path, src_path, data, rec, resolver):
         ported = port_bytes(
             data,
             self.matcher,
@@ -469,7 +544,6 @@ class Porter:
         rec.by_rule = ported.by_rule()
         rec.diagnostics = [d.to_list() for d in found]
         rec.warnings = [f"{src_path}:{line}: warning: {msg}" for line, msg in ported.warnings]
-        result.warnings.extend(rec.warnings)
         same = False
         try:
             st = os.lstat(out_path)
@@ -479,10 +553,11 @@ class Porter:
             pass
         p = _Planned(e, out_rel, rec, data=None if same else ported.data)
         p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
-        result.files.append(FileOutcome(e.rel, out_rel, "ported", not same, rec))
+        item = None
         if self.opts.collect_diff and (ported.edits or out_rel != e.rel):
-            result.diff_items.append(DiffItem(e.rel, out_rel, data, ported.data, e.mode))
-        return p
+            item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
+        return (p, FileOutcome(e.rel, out_rel, "ported", not same, rec), item,
+                list(rec.warnings), e.size)
 
     # -- write --------------------------------------------------------------------
     def _write(self, planned: list[_Planned], dirs: list[Entry], old: Manifest,
@@ -526,7 +601,7 @@ class Porter:
         new_outputs = {p.out_rel for p in planned}
         self._remove_stale(old, new_outputs, {d.rel for d in dirs}, result)
         manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                            [d.rel for d in dirs])
+                            [d.rel for d in dirs], result.rules)
         manifest_path = os.path.join(out, MANIFEST_NAME)
         data = manifest.to_json().encode()
         try:
@@ -573,6 +648,23 @@ class Porter:
                 os.rmdir(os.path.join(self.out, rel))
             except OSError:
                 pass  # not empty: holds files we did not write
+
+
+# Parallel planning: below this many files a pool costs more than it saves.
+_MIN_PARALLEL_FILES = 64
+_CHUNK = 16
+_ACTIVE = None  # (porter, files) while a pool runs; inherited by forked workers
+
+
+def _mp_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+def _plan_chunk(indices: list[int]):
+    porter, files = _ACTIVE  # type: ignore[misc]
+    return indices[0], [porter._plan(files[i]) for i in indices]
 
 
 def _tmp_rel(out_rel: str) -> str:

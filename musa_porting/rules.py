@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 
 from .errors import PortError
@@ -20,9 +21,12 @@ STATUSES = ("supported", "unsupported", "unknown")
 USER_FAMILY = "user"
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One literal rule. ``value`` is None for a known CUDA name with no MUSA form."""
+class Rule(NamedTuple):
+    """One literal rule. ``value`` is None for a known CUDA name with no MUSA form.
+
+    A NamedTuple, not a dataclass: the default tables hold tens of thousands of rules
+    and building them is on the start-up path of every port.
+    """
 
     key: str
     value: str | None
@@ -324,15 +328,41 @@ def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> l
     return rules
 
 
+def _load_shipped_table(path: Path) -> tuple[list[Rule], str, bool]:
+    """A table shipped with musa-port: parsed without the per-key checks, which the
+    test suite runs over every shipped table instead (tests/test_tables.py)."""
+    data = json.loads(path.read_bytes())
+    source = str(path)
+    if not isinstance(data.get("entries"), dict):
+        return [Rule(k, v, path.stem, "supported", source) for k, v in data.items()], \
+            path.stem, True
+    fam = data.get("family", path.stem)
+    status = data.get("default_status", "supported")
+    rules = []
+    for key, val in data["entries"].items():
+        if isinstance(val, str):
+            rules.append(Rule(key, val, fam, status, source))
+        else:
+            rules.append(Rule(key, val.get("musa"), fam, val.get("status", status), source, None,
+                              val.get("note", ""), val.get("primary") is True))
+    return rules, fam, data.get("enabled", True)
+
+
 def load_tables(directory: str | os.PathLike) -> tuple[list[Rule], dict[str, bool]]:
     """Every ``*.json`` table in a folder, in name order (ours or torch_musa's), and
     each family with whether it is on by default (a table may say ``"enabled": false``)."""
     d = Path(directory)
     if not d.is_dir():
         raise PortError("mapping folder not found", str(d))
+    shipped = d.resolve() == default_mapping_dir().resolve()
     rules: list[Rule] = []
     families: dict[str, bool] = {}
     for path in sorted(d.glob("*.json")):
+        if shipped:
+            loaded, fam, enabled = _load_shipped_table(path)
+            rules.extend(loaded)
+            families[fam] = enabled
+            continue
         meta: dict[str, bool] = {}
         loaded = load_rule_file(path, family=path.stem, positions=False, meta=meta)
         rules.extend(loaded)

@@ -313,3 +313,29 @@ def test_default_header_rules_match_whole_include_targets_only(tree):
     assert (tree.parent / "csrc_musa/h.cpp").read_text() == (
         '#include <musa.h>\n#include "musa_runtime.h"\n#include "vendor/cuda.h"\n'
         '#include "torch_musa/csrc/aten/musa/MUSAContext.h"\n// see cuda.h\n')
+
+
+def test_jobs_1_and_4_give_identical_trees_and_reports(tmp_path):
+    import json
+    import shutil
+
+    from conftest import MMCV_IGNORES, MMCV_LIKE, MMCV_RULES_JSON, run_cli
+
+    # Enough files that --jobs 4 really uses a pool (see porter._MIN_PARALLEL_FILES).
+    src = tmp_path / "src"
+    for i in range(12):
+        shutil.copytree(MMCV_LIKE, src / f"copy{i}", symlinks=True)
+    outs, reports = [], []
+    for jobs in (1, 4):
+        out, rep = tmp_path / f"out{jobs}", tmp_path / f"r{jobs}.json"
+        run_cli(src, "-o", out, "--jobs", jobs, "--ignore", ",".join(MMCV_IGNORES),
+                "--rule", MMCV_RULES_JSON, "--report-json", rep, check=0)
+        snap = snapshot(out)
+        outs.append({k: v[:3] for k, v in snap.items() if k != MANIFEST_NAME})
+        data = json.loads(rep.read_text())
+        del data["run"]
+        data["output"] = None
+        reports.append(data)
+    assert outs[0] == outs[1]
+    assert reports[0] == reports[1]
+    assert reports[0]["totals"]["files_scanned"] >= 64

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Benchmark musa-port against cp -r and PyTorch's hipify on ~20 MB of real CUDA code.
+
+    python bench/bench.py [--runs 5] [--json bench/results.json] [--jobs N]
+
+The corpus is mmcv 2.2.0's ops/csrc (the sdist, from PyPI) plus the CCCL headers
+(thrust, cub, libcu++) from /usr/local/cuda/include/cccl or the nvidia-cuda-cccl wheel,
+cached under $MUSA_PORT_BENCH_CACHE (default: the system temp folder). Every figure is
+the median of --runs runs of the command-line tool, measured as wall time of the whole
+process (start-up included), with peak RSS summed over the process and its children.
+hipify is measured when ``import torch`` works (pip install torch==2.13.0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from sdist import extract_subtree, fetch_sdist  # noqa: E402
+
+MMCV_IGNORES = "common/mlu,common/mps,parrots,pytorch/mlu,pytorch/mps,pytorch/npu"
+
+
+def cache_root() -> Path:
+    d = Path(os.environ.get("MUSA_PORT_BENCH_CACHE", Path(tempfile.gettempdir()) / "musa-port-bench"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def cccl_headers(dest: Path) -> Path:
+    """The CCCL headers: the local CUDA's, or the nvidia-cuda-cccl wheel's."""
+    local = Path("/usr/local/cuda/include/cccl")
+    if local.is_dir():
+        shutil.copytree(local, dest, symlinks=True)
+        return dest
+    wheels = cache_root() / "wheels"
+    wheels.mkdir(exist_ok=True)
+    if not list(wheels.glob("nvidia_cuda_cccl*.whl")):
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d",
+                        str(wheels), "nvidia-cuda-cccl"], check=True)
+    wheel = sorted(wheels.glob("nvidia_cuda_cccl*.whl"))[-1]
+    with zipfile.ZipFile(wheel) as zf:
+        members = [m for m in zf.namelist() if "/include/" in m and not m.endswith("/")]
+        for m in members:
+            target = dest / m.split("/include/", 1)[1]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(m))
+    return dest
+
+
+def build_corpus() -> Path:
+    corpus = cache_root() / "corpus"
+    if (corpus / ".complete").exists():
+        return corpus
+    if corpus.exists():
+        shutil.rmtree(corpus)
+    corpus.mkdir()
+    tmp = cache_root() / "extract"
+    shutil.rmtree(tmp, ignore_errors=True)
+    csrc = extract_subtree(fetch_sdist("mmcv", "2.2.0"), "mmcv-2.2.0/mmcv/ops/csrc", tmp)
+    shutil.move(str(csrc), corpus / "mmcv_csrc")
+    shutil.rmtree(tmp, ignore_errors=True)
+    cccl_headers(corpus / "cccl")
+    (corpus / ".complete").write_text("ok\n")
+    return corpus
+
+
+def tree_stats(root: Path) -> tuple[int, int]:
+    files = size = 0
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(dirpath, n)
+            if not os.path.islink(p):
+                files += 1
+                size += os.path.getsize(p)
+    return files, size
+
+
+def _rss_kb(pid: int) -> int:
+    """RSS of a process and all its descendants, from /proc."""
+    total = 0
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """Wall seconds and peak summed RSS (MB) of a command."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    done = threading.Event()
+
+    def poll() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _rss_kb(proc.pid))
+            time.sleep(0.005)
+
+    th = threading.Thread(target=poll, daemon=True)
+    th.start()
+    _, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    done.set()
+    th.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err.decode(errors='replace')[-2000:]}")
+    return wall, peak // 1024
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def bench(runs: int, jobs: int | None) -> dict:
+    corpus = build_corpus()
+    files, size = tree_stats(corpus)
+    work = cache_root() / "work"
+    out = work / "corpus_musa"
+    musa = [sys.executable, "-m", "musa_porting", str(corpus), "-o", str(out), "-q",
+            "--ignore", MMCV_IGNORES]
+    if jobs:
+        musa += ["--jobs", str(jobs)]
+
+    cold, cold_rss = [], []
+    for _ in range(runs):
+        shutil.rmtree(out, ignore_errors=True)
+        w, rss = timed(musa)
+        cold.append(w)
+        cold_rss.append(rss)
+    rerun = [timed(musa)[0] for _ in range(runs)]
+
+    sources = sorted(p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".inl"))
+    touched = sources[:: max(1, len(sources) // max(1, len(sources) // 100))][: max(1, len(sources) // 100)]
+    originals = {p: p.read_bytes() for p in touched}
+    touch_runs = []
+    try:
+        for i in range(runs):
+            for p in touched:
+                p.write_bytes(originals[p] + f"\n// touched {i}\n".encode())
+            touch_runs.append(timed(musa)[0])
+    finally:
+        for p, data in originals.items():
+            p.write_bytes(data)
+        timed(musa)  # leave the output in step with the corpus
+
+    cp_runs = []
+    for _ in range(runs):
+        dst = work / "cp_copy"
+        shutil.rmtree(dst, ignore_errors=True)
+        cp_runs.append(timed(["cp", "-r", str(corpus), str(dst)])[0])
+
+    help_runs = [timed([sys.executable, "-m", "musa_porting", "--help"])[0] for _ in range(runs)]
+
+    hip = None
+    try:
+        import torch  # noqa: F401
+        have_torch = True
+    except Exception:
+        have_torch = False
+    if have_torch:
+        hip_runs = []
+        for _ in range(runs):
+            hip_src = work / "hip_src"
+            shutil.rmtree(hip_src, ignore_errors=True)
+            shutil.copytree(corpus, hip_src, symlinks=True)
+            code = ("from torch.utils.hipify import hipify_python as h; "
+                    f"h.hipify(project_directory={str(hip_src)!r}, "
+                    f"output_directory={str(work / 'hip_out')!r}, includes=['*'], "
+                    "show_detailed=False, show_progress=False, is_pytorch_extension=True)")
+            shutil.rmtree(work / "hip_out", ignore_errors=True)
+            hip_runs.append(timed([sys.executable, "-c", code])[0])
+        hip = median(hip_runs)
+
+    mb = size / 1e6
+    res = {
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform()},
+        "corpus": {"files": files, "mb": round(mb, 2), "path": str(corpus)},
+        "runs": runs,
+        "jobs": jobs or os.cpu_count(),
+        "cold_s": median(cold),
+        "cold_mb_s": mb / median(cold),
+        "cold_files_s": files / median(cold),
+        "peak_rss_mb": max(cold_rss),
+        "rerun_s": median(rerun),
+        "touch1pct_s": median(touch_runs),
+        "touched_files": len(touched),
+        "cp_s": median(cp_runs),
+        "cp_mb_s": mb / median(cp_runs),
+        "help_s": median(help_runs),
+        "hipify_s": hip,
+        "hipify_mb_s": (mb / hip) if hip else None,
+    }
+    res["vs_cp"] = res["cold_mb_s"] / res["cp_mb_s"]
+    res["vs_hipify"] = (res["cold_mb_s"] / res["hipify_mb_s"]) if hip else None
+    res["rerun_vs_cold"] = res["rerun_s"] / res["cold_s"]
+    res["touch_vs_cold"] = res["touch1pct_s"] / res["cold_s"]
+    return res
+
+
+def table(r: dict) -> str:
+    def f(x, spec=".3f"):
+        return "n/a" if x is None else format(x, spec)
+
+    rows = [
+        ("corpus", f"{r['corpus']['files']} files, {r['corpus']['mb']} MB"),
+        ("machine", f"{r['machine']['cores']} cores, Python {r['machine']['python']}"),
+        ("runs (median of)", str(r["runs"])),
+        ("musa-port --jobs", str(r["jobs"])),
+        ("cold port", f"{f(r['cold_s'])} s, {f(r['cold_mb_s'], '.1f')} MB/s, "
+                      f"{f(r['cold_files_s'], '.0f')} files/s"),
+        ("peak RSS (all processes)", f"{r['peak_rss_mb']} MB"),
+        ("no-change re-run", f"{f(r['rerun_s'])} s ({f(100 * r['rerun_vs_cold'], '.0f')}% of cold)"),
+        (f"re-run, {r['touched_files']} files (1%) touched",
+         f"{f(r['touch1pct_s'])} s ({f(100 * r['touch_vs_cold'], '.0f')}% of cold)"),
+        ("cp -r", f"{f(r['cp_s'])} s, {f(r['cp_mb_s'], '.1f')} MB/s; musa-port is "
+                  f"{f(100 * r['vs_cp'], '.0f')}% of cp's MB/s"),
+        ("hipify", "not measured (torch not importable)" if r["hipify_s"] is None else
+         f"{f(r['hipify_s'])} s, {f(r['hipify_mb_s'], '.1f')} MB/s; musa-port is "
+         f"{f(r['vs_hipify'], '.1f')}x hipify"),
+        ("musa-port --help", f"{f(r['help_s'])} s"),
+    ]
+    w = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=None, help="musa-port --jobs (default: its own)")
+    ap.add_argument("--json", default=str(ROOT / "bench" / "results.json"))
+    args = ap.parse_args()
+    res = bench(args.runs, args.jobs)
+    print(table(res))
+    Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
+    print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
