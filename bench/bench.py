@@ -155,8 +155,10 @@ def bench(runs: int, jobs: int | None) -> dict:
         cold_rss.append(rss)
     rerun = [timed(musa)[0] for _ in range(runs)]
 
-    sources = sorted(p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".inl"))
-    touched = sources[:: max(1, len(sources) // max(1, len(sources) // 100))][: max(1, len(sources) // 100)]
+    sources = sorted(p for p in corpus.rglob("*")
+                     if p.is_file() and p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".inl"))
+    n_touch = max(1, len(sources) // 100)
+    touched = sources[:: max(1, len(sources) // n_touch)][:n_touch]  # spread over the tree
     originals = {p: p.read_bytes() for p in touched}
     touch_runs = []
     try:

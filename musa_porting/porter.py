@@ -186,6 +186,7 @@ class _Planned:
     link: str | None = None  # new target of a symlink that must be written
     copy: bool = False  # a copied file that must be written
     chmod: bool = False  # only the mode differs
+    staged: bool = False  # new bytes already written to the temp file (see _stage)
 
 
 def default_output(src: str, reverse: bool = False) -> str:
@@ -411,31 +412,86 @@ class Porter:
         dirs = [e for e in entries if e.kind == "dir"]
         files = [e for e in entries if e.kind != "dir"]
         self._ctx = (out_rel_of, resolver, old if trusted else None)
+        # Workers write new bytes straight to temp files beside their outputs (the
+        # renames happen after planning), so writing is spread over the workers too.
+        self._staging = not self.opts.dry_run and self.ruleset is not None
+        if self._staging:
+            created = self._prepare_staging([out_rel_of[e.rel] for e in files], dirs)
         planned: list[_Planned] = []
-        for step in self._plan_all(files):
-            p, outcome, diff_item, warnings, size = step
-            planned.append(p)
-            result.files.append(outcome)
-            result.warnings.extend(warnings)
-            result.bytes_in += size
-            if diff_item is not None:
-                result.diff_items.append(diff_item)
+        try:
+            for step in self._plan_all(files):
+                p, outcome, diff_item, warnings, size = step
+                planned.append(p)
+                result.files.append(outcome)
+                result.warnings.extend(warnings)
+                result.bytes_in += size
+                if diff_item is not None:
+                    result.diff_items.append(diff_item)
+        except BaseException:
+            if self._staging:
+                self._unstage([out_rel_of[e.rel] for e in files], created)
+            raise
         if not self.opts.dry_run:
             self._write(planned, dirs, old, fingerprint, result)
         result.elapsed = time.perf_counter() - t0
         return result
 
+    def _prepare_staging(self, out_rels: list[str], dirs: list[Entry]) -> list[str]:
+        """Recover from an interrupted run, create the output folder and write the
+        journal of every temp name this run may use. Returns the folders it created."""
+        journal = os.path.join(self.out, JOURNAL_NAME)
+        self._recover(journal)
+        created = [d for d in ["", *(d.rel for d in dirs)]
+                   if not os.path.isdir(os.path.join(self.out, d))]
+        os.makedirs(self.out, exist_ok=True)
+        with open(journal, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(_tmp_rel(o) for o in out_rels) + "\n")
+        return created
+
+    def _unstage(self, out_rels: list[str], created: list[str]) -> None:
+        """Undo staging after a failed plan: the output is left as it was."""
+        for o in out_rels:
+            tmp = os.path.join(self.out, _tmp_rel(o))
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+        journal = os.path.join(self.out, JOURNAL_NAME)
+        if os.path.exists(journal):
+            os.unlink(journal)
+        for d in sorted(created, key=lambda r: -r.count("/") - (r != "")):
+            try:
+                os.rmdir(os.path.join(self.out, d) if d else self.out)
+            except OSError:
+                pass
+
+    def _stage(self, p: _Planned, data: bytes) -> None:
+        """Write a planned output's new bytes to its temp file now, when possible."""
+        if not self._staging:
+            return
+        tmp = os.path.join(self.out, _tmp_rel(p.out_rel))
+        try:
+            parent = os.path.dirname(tmp)
+            if not os.path.isdir(parent):
+                os.makedirs(parent, exist_ok=True)
+            _write_file(tmp, data, p.entry.mode)
+        except OSError:
+            return  # e.g. a file where a folder must go: the write phase sorts it out
+        p.staged, p.data = True, None
+
     def _plan_all(self, files: list[Entry]):
         """Plan every file, in ``files`` order, in this process or ``jobs`` processes.
 
-        Workers are forked, so they share the compiled rules; each returns its steps
-        (new bytes included) and the order of ``files`` is restored, so the result is
-        the same for any number of jobs.
+        Only source files that must be ported go to the workers (forked, so they share
+        the compiled rules); the rest is planned here. Steps come back in ``files``
+        order, so the result is the same for any number of jobs.
         """
         progress = self.opts.progress
         jobs = self.opts.jobs if self.opts.jobs is not None else (os.cpu_count() or 1)
         todo = len(files)
-        if jobs <= 1 or todo < _MIN_PARALLEL_FILES or "fork" not in _mp_methods():
+        old = self._ctx[2]
+        heavy = [i for i, e in enumerate(files)
+                 if e.kind == "file" and posixpath.splitext(e.rel)[1] in self.extensions
+                 and (old is None or self._unchanged(e, self._ctx[0][e.rel], old) is None)]
+        if jobs <= 1 or len(heavy) < _MIN_PARALLEL_FILES or "fork" not in _mp_methods():
             for i, e in enumerate(files):
                 yield self._plan(e)
                 if progress is not None:
@@ -445,20 +501,27 @@ class Porter:
 
         global _ACTIVE
         _ACTIVE = (self, files)
-        chunks = [list(range(i, min(i + _CHUNK, todo))) for i in range(0, todo, _CHUNK)]
-        results: dict[int, list] = {}
-        done = 0
+        chunks = [heavy[i:i + _CHUNK] for i in range(0, len(heavy), _CHUNK)]
+        results: dict[int, object] = {}
         try:
             with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
-                for first, steps in pool.imap_unordered(_plan_chunk, chunks):
-                    results[first] = steps
-                    done += len(steps)
+                pending = pool.imap_unordered(_plan_chunk, chunks)
+                heavy_set = set(heavy)
+                for i, e in enumerate(files):  # the light ones while the workers run
+                    if i not in heavy_set:
+                        results[i] = self._plan(e)
+                for steps in pending:
+                    for i, step in steps:
+                        p = step[0]
+                        if p.data is not None:
+                            self._stage(p, p.data)
+                        results[i] = step
                     if progress is not None:
-                        progress(done, todo)
+                        progress(len(results), todo)
         finally:
             _ACTIVE = None
-        for first in sorted(results):
-            yield from results[first]
+        for i in range(todo):
+            yield results[i]
 
     def _plan(self, e: Entry):
         """Plan one file: (planned, outcome, diff item or None, warnings, bytes read)."""
@@ -553,6 +616,8 @@ class Porter:
             pass
         p = _Planned(e, out_rel, rec, data=None if same else ported.data)
         p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
+        if not same:
+            self._stage(p, ported.data)
         item = None
         if self.opts.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
@@ -564,12 +629,13 @@ class Porter:
                fingerprint: str, result: PortResult) -> None:
         out = self.out
         journal = os.path.join(out, JOURNAL_NAME)
-        self._recover(journal)
-        os.makedirs(out, exist_ok=True)
         todo = [p for p in planned if p.data is not None or p.link is not None or p.copy]
-        if todo:
-            with open(journal, "w", encoding="utf-8") as fh:
-                fh.write("\n".join(_tmp_rel(p.out_rel) for p in todo) + "\n")
+        if not self._staging:
+            self._recover(journal)
+            os.makedirs(out, exist_ok=True)
+            if todo:
+                with open(journal, "w", encoding="utf-8") as fh:
+                    fh.write("\n".join(_tmp_rel(p.out_rel) for p in todo) + "\n")
         for d in dirs:
             path = os.path.join(out, d.rel)
             if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
@@ -584,7 +650,9 @@ class Porter:
             if not os.path.isdir(parent):
                 os.makedirs(parent, exist_ok=True)
             tmp = os.path.join(out, _tmp_rel(p.out_rel))
-            if p.data is not None:
+            if p.staged:
+                os.replace(tmp, path)
+            elif p.data is not None:
                 _atomic_bytes(tmp, path, p.data, p.entry.mode)
             elif p.copy:
                 _atomic_copy(tmp, path, os.path.join(self.src, p.entry.rel), p.entry.mode)
@@ -600,8 +668,14 @@ class Porter:
                 p.record.out_size, p.record.out_mtime_ns = st.st_size, st.st_mtime_ns
         new_outputs = {p.out_rel for p in planned}
         self._remove_stale(old, new_outputs, {d.rel for d in dirs}, result)
-        manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                            [d.rel for d in dirs], result.rules)
+        records = {p.out_rel: p.record for p in planned}
+        if (old.fingerprint == fingerprint and not result.removed and records.keys() == old.files.keys()
+                and all(rec is old.files[k] for k, rec in records.items())
+                and sorted(old.dirs) == sorted(d.rel for d in dirs)):
+            if os.path.exists(journal):
+                os.unlink(journal)
+            return  # every record is the one the manifest already holds
+        manifest = Manifest(self.src, fingerprint, records, [d.rel for d in dirs], result.rules)
         manifest_path = os.path.join(out, MANIFEST_NAME)
         data = manifest.to_json().encode()
         try:
@@ -664,7 +738,11 @@ def _mp_methods() -> list[str]:
 
 def _plan_chunk(indices: list[int]):
     porter, files = _ACTIVE  # type: ignore[misc]
-    return indices[0], [porter._plan(files[i]) for i in indices]
+    # Workers only compute: the parent writes what comes back while they go on (file
+    # creation from several processes at once contends in the file system and was
+    # slower than one writer).
+    porter._staging = False
+    return [(i, porter._plan(files[i])) for i in indices]
 
 
 def _tmp_rel(out_rel: str) -> str:
@@ -672,8 +750,8 @@ def _tmp_rel(out_rel: str) -> str:
     return posixpath.join(head, f".{tail}{TMP_SUFFIX}")
 
 
-def _atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def _write_file(path: str, data: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         view = memoryview(data)
         while view:
@@ -682,6 +760,10 @@ def _atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
         os.fchmod(fd, mode)
     finally:
         os.close(fd)
+
+
+def _atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
+    _write_file(tmp, data, mode)
     os.replace(tmp, path)
 
 

@@ -245,3 +245,29 @@ def test_progress_bar_only_on_a_terminal():
 
     assert _progress(Console(file=io.StringIO(), force_terminal=False)) is None
     assert _progress(Console(file=io.StringIO(), force_terminal=True)) is not None
+
+
+@pytest.mark.parametrize("code, found", [
+    ('asm volatile("bar.sync 0;");', [("MP2001", 'asm volatile(')]),
+    ('__asm__ __volatile__("nop");', [("MP2001", '__asm__ __volatile__(')]),
+    ("int plasm(int); x = plasm(1);", []),
+    ("m = __ballot_sync(0xffffffff, p);", [("MP2002", "0xffffffff")]),
+    ("m = 0xffffffffffffffffULL;", []),
+    ("lane = tid & 31;", [("MP2002", "& 31")]),
+    ("const int kWarpSize = 32;", [("MP2002", "kWarpSize = 32")]),
+    ("#define WARP_SIZE 32", [("MP2002", "#define WARP_SIZE 32")]),
+    ("int32_t a = 32;", []),
+    ("#if CUDA_VERSION >= 12080", [("MP2003", "MUSA_VERSION >= 12080")]),
+    ("#if __CUDA_ARCH__ < 800", [("MP2003", "__MUSA_ARCH__ < 800")]),
+    ("#if 800 <= __CUDA_ARCH__", [("MP2003", "800 <= __MUSA_ARCH__")]),
+    ("#if MY_CUDA_VERSION >= 3", []),
+    ('// asm volatile("x"); 0xffffffff', []),
+])
+def test_hazards(tmp_path, code, found):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text(code + "\n")
+    out = tmp_path / "r.json"
+    run_cli(src, "--report-json", out, check=0)
+    diags = json.loads(out.read_text())["diagnostics"]
+    assert [(d["id"], d["text"]) for d in diags if d["id"].startswith("MP2")] == found

@@ -339,3 +339,24 @@ def test_jobs_1_and_4_give_identical_trees_and_reports(tmp_path):
     assert outs[0] == outs[1]
     assert reports[0] == reports[1]
     assert reports[0]["totals"]["files_scanned"] >= 64
+
+
+def test_failed_re_run_leaves_the_previous_output_as_it_was(tree, monkeypatch):
+    import builtins
+
+    port(tree)
+    out = tree.parent / "csrc_musa"
+    before = snapshot(out)
+    (tree / "a.cu").write_text("cudaFree(p);\n")  # would change a.mu
+    (tree / "sub/b.cpp").write_text("int x;\n")
+    real_open = builtins.open
+
+    def guarded_open(path, *a, **kw):
+        if str(path).endswith("sub/b.cpp"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *a, **kw)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    with pytest.raises(PortError, match="b.cpp: cannot read"):
+        port(tree, jobs=1)
+    assert snapshot(out) == before
