@@ -1,0 +1,284 @@
+"""Curated names the header-driven rules cannot derive, each with its source.
+
+The generator (``generate.py``) derives most entries mechanically: the API prefix at
+the start of an identifier changes and the rest stays (``cublasSgemm_v2 ->
+mublasSgemm_v2``). What is here is the knowledge that does not follow from the CUDA
+headers alone:
+
+- ``PREFIXES``: the prefix pairs themselves, per family (``nccl -> mccl`` and
+  ``npp -> mtpp`` are not a ``cu -> mu`` swap);
+- ``FP16_BF16``, ``HEADERS``, ``MACROS``, ``PYTORCH``: whole names.
+
+Every item carries ``source``, one line saying where the fact comes from. "BRIEF"
+is the product brief (``shared/docs/BRIEF.md``, "MUSA facts"), which records names
+as used in Moore Threads' own ports and tables. Items whose ``status`` is not
+``supported`` are plausible but unverified (``unknown``) or known to have no MUSA
+form (``unsupported``, usually without a ``musa`` name: reported, never rewritten).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Name:
+    """One curated CUDA -> MUSA name."""
+
+    cuda: str
+    musa: str | None
+    source: str  # where the fact comes from, one line (not written to the tables)
+    status: str = "supported"
+    note: str = ""  # shown to users: written to the table entry
+    # When several CUDA names map to one MUSA name, the one `musa-port --reverse` restores.
+    primary: bool = False
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """An API prefix rule: ``cuda`` at the start of a name becomes ``musa``.
+
+    ``follow`` is the set of characters that may come right after the prefix (so the
+    ``cu`` rule does not take ``curand``'s names, and ``cuda`` does not take
+    ``cudart_...``); ``bare`` allows the prefix as the whole name (``curand``).
+    ``status``/``note`` override the family's default for names this rule derives.
+    """
+
+    cuda: str
+    musa: str | None
+    source: str
+    follow: str = "A-Za-z0-9_"
+    bare: bool = False
+    status: str | None = None
+    note: str = ""
+
+
+BRIEF = "BRIEF: MUSA facts"
+BRIEF_NAMING = f"{BRIEF}, Naming"
+BRIEF_HEADERS = f"{BRIEF}, Headers"
+BRIEF_MACROS = f"{BRIEF}, Macros"
+BRIEF_TORCH = f"{BRIEF}, PyTorch / torch_musa"
+
+# --------------------------------------------------------------------------------------
+# Prefix rules, per family. Longer prefixes are tried first.
+# --------------------------------------------------------------------------------------
+
+CUDA_RUNTIME = (
+    # Any character may follow (cudalibraryHostUniversalFunctionAndDataTable, CUDAlogLevel_enum);
+    # a name starting with cuda/CUDA never falls back to the shorter cu/CU rule.
+    Prefix("cuda", "musa", f"{BRIEF_NAMING}: cudaMalloc -> musaMalloc, cudaStream_t -> musaStream_t"),
+    Prefix("CUDA", "MUSA", f"{BRIEF_NAMING}: CUDA_R_16F -> MUSA_R_16F"),
+)
+MAKE_CUDA = Prefix(
+    "make_cuda", "make_musa", "runtime helper (driver_functions.h): make_cudaExtent; prefix inside the name",
+    follow="A-Z", status="unknown",
+)
+CU_DRIVER = (
+    Prefix("cu", "mu", f"{BRIEF_NAMING}: cuLaunchKernel -> muLaunchKernel, cuCtxGetCurrent -> "
+           "muCtxGetCurrent", follow="A-Za-z"),
+    Prefix("CU", "MU", f"{BRIEF_NAMING}: CUresult -> MUresult, CU_CUBEMAP_FACE_POSITIVE_X -> "
+           "MU_CUBEMAP_FACE_POSITIVE_X", follow="A-Za-z_"),
+)
+PFN = "PFN_"  # PFN_cuCtxGetCurrent -> PFN_muCtxGetCurrent (BRIEF, Naming): prefix after PFN_
+
+PREFIXES: dict[str, tuple[Prefix, ...]] = {
+    "runtime": (*CUDA_RUNTIME, MAKE_CUDA),
+    "driver": (*CUDA_RUNTIME, *CU_DRIVER),
+    "device": (
+        Prefix("make_cu", "make_mu", f"{BRIEF_NAMING}: cuComplex -> muComplex (make_cuComplex)",
+               follow="A-Z"),
+        Prefix("cu", "mu", f"{BRIEF_NAMING}: cuComplex -> muComplex (cuCadd, cuCabsf, ...)",
+               follow="A-Z"),
+    ),
+    "fp16_bf16": (
+        Prefix("__nv_", "__mt_", f"{BRIEF_NAMING}: __nv_bfloat16 -> __mt_bfloat16, "
+               "__nv_fp8_e4m3 -> __mt_fp8_e4m3", follow="a-z", status="unknown",
+               note="derived from __nv_bfloat16 -> __mt_bfloat16; not verified"),
+        Prefix("nv_", "mt_", f"{BRIEF_NAMING}: nv_bfloat16 -> mt_bfloat16", follow="a-z",
+               status="unknown", note="derived from nv_bfloat16 -> mt_bfloat16; not verified"),
+        *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown") for p in CUDA_RUNTIME),
+    ),
+    "cublas": (
+        Prefix("cublas", "mublas", f"{BRIEF_NAMING}: cublas -> mublas (also cublasLt -> mublasLt)"),
+        Prefix("CUBLAS", "MUBLAS", f"{BRIEF_NAMING}: CUBLAS -> MUBLAS"),
+    ),
+    "curand": (
+        Prefix("curand", "murand", f"{BRIEF_NAMING}: curand -> murand", bare=True),
+        Prefix("CURAND", "MURAND", f"{BRIEF_NAMING}: curand -> murand (upper case likewise)"),
+    ),
+    "cusparse": (
+        Prefix("cusparse", "musparse", f"{BRIEF_NAMING}: cusparse -> musparse"),
+        Prefix("CUSPARSE", "MUSPARSE", f"{BRIEF_NAMING}: cusparse -> musparse (upper case likewise)"),
+    ),
+    "cufft": (
+        Prefix("cufft", "mufft", f"{BRIEF_NAMING}: cufft -> mufft"),
+        Prefix("CUFFT", "MUFFT", f"{BRIEF_NAMING}: cufft -> mufft (upper case likewise)"),
+        # cudalibxt.h (shipped with cuFFT) names its multi-GPU descriptors cudaXt*/cudaLibXt*.
+        *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown",
+                 note="cuFFT multi-GPU descriptor (cudalibxt.h); MUSA name not verified")
+          for p in CUDA_RUNTIME),
+    ),
+    "cusolver": (
+        Prefix("cusolver", "musolver", f"{BRIEF_NAMING}: cusolver -> musolver"),
+        Prefix("CUSOLVER", "MUSOLVER", f"{BRIEF_NAMING}: cusolver -> musolver (upper case likewise)"),
+        # cusolverDn.h declares CUBLAS_STOREV_* / CUBLAS_DIRECT_*; cusolverMg.h cudaLibMg*.
+        Prefix("CUBLAS", "MUBLAS", f"{BRIEF_NAMING}: CUBLAS -> MUBLAS", status="unknown",
+               note="cuBLAS-style name declared by cuSOLVER; MUSA name not verified"),
+        *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown",
+                 note="cuSOLVER multi-GPU grid/descriptor (cudaLibMg*); MUSA name not verified")
+          for p in CUDA_RUNTIME),
+    ),
+    "cudnn": (
+        Prefix("cudnn", "mudnn", f"{BRIEF_NAMING}: cudnn/CUDNN -> mudnn/MUDNN"),
+        Prefix("CUDNN", "MUDNN", f"{BRIEF_NAMING}: cudnn/CUDNN -> mudnn/MUDNN"),
+    ),
+    "nccl": (
+        Prefix("nccl", "mccl", f"{BRIEF_NAMING}: nccl/NCCL -> mccl/MCCL"),
+        Prefix("NCCL", "MCCL", f"{BRIEF_NAMING}: nccl/NCCL -> mccl/MCCL"),
+    ),
+    "cupti": (
+        Prefix("cupti", "mupti", f"{BRIEF_NAMING}: cupti/CUPTI -> mupti/MUPTI"),
+        Prefix("CUPTI", "MUPTI", f"{BRIEF_NAMING}: cupti/CUPTI -> mupti/MUPTI"),
+        Prefix("CUpti", "MUpti", "derived from cupti/CUPTI -> mupti/MUPTI and CU -> MU (CUresult)",
+               status="unknown", note="CUpti_* spelling derived from CUPTI -> MUPTI; not verified"),
+        # generated_cuda_runtime_api_meta.h / generated_cuda_meta.h: callback parameter
+        # structs named after the API (cudaMalloc_v3020_params, cuMemAlloc_v2_params).
+        *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown",
+                 note="CUPTI callback parameter struct; MUPTI name not verified")
+          for p in (*CUDA_RUNTIME, *CU_DRIVER)),
+    ),
+    "nvtx": (
+        Prefix("nvtx", None, "no NVTX equivalent is known on MUSA: reported, not rewritten"),
+        Prefix("NVTX", None, "no NVTX equivalent is known on MUSA: reported, not rewritten"),
+    ),
+    "nvrtc": (
+        Prefix("nvrtc", None, "no runtime-compilation API is documented for MUSA: reported, not rewritten"),
+        Prefix("NVRTC", None, "no runtime-compilation API is documented for MUSA: reported, not rewritten"),
+    ),
+    "npp": (
+        Prefix("npp", "mtpp", f"{BRIEF_NAMING}: npp -> mtpp (nppiResize -> mtppiResize)", follow="A-Za-z"),
+        Prefix("Npp", "Mtpp", "derived from npp -> mtpp for the Npp* types (NppiSize)", follow="A-Za-z0-9"),
+        Prefix("NPP", "MTPP", "derived from npp -> mtpp for the NPP_* constants", follow="A-Z_0-9"),
+    ),
+}
+
+# The brief's one NPP example; the rest of NPP is derived and stays "unknown".
+NPP_SUPPORTED_PREFIX = "nppiResize"  # BRIEF: nppiResize -> mtppiResize
+# NPP 13 declares most functions only with the stream-context suffix (nppiResize_8u_C1R_Ctx);
+# NPP <= 12 also had the plain form (nppiResize_8u_C1R), which most existing code calls.
+NPP_LEGACY_NOTE = "form without _Ctx (NPP <= 12), derived from the _Ctx declaration of NPP 13"
+
+UNSUPPORTED_NOTES = {
+    "nvtx": "no NVTX equivalent is known on MUSA",
+    "nvrtc": "no runtime-compilation (NVRTC) API is documented for MUSA",
+}
+
+# --------------------------------------------------------------------------------------
+# Whole names
+# --------------------------------------------------------------------------------------
+
+FP16_BF16 = (
+    Name("__nv_bfloat16", "__mt_bfloat16", f"{BRIEF_NAMING}: Types"),
+    Name("nv_bfloat16", "mt_bfloat16", f"{BRIEF_NAMING}: Types"),
+    Name("__nv_bfloat162", "__mt_bfloat162", f"{BRIEF_NAMING}: Types"),
+    Name("nv_bfloat162", "mt_bfloat162", f"{BRIEF_NAMING}: Types (nv_bfloat16 -> mt_bfloat16, pair type)"),
+    Name("__nv_fp8_e4m3", "__mt_fp8_e4m3", f"{BRIEF_NAMING}: Types"),
+    Name("__nv_fp8_e5m2", "__mt_fp8_e5m2", f"{BRIEF_NAMING}: Types (__nv_fp8_e4m3 -> __mt_fp8_e4m3, "
+         "sibling type)"),
+)
+# Names with the nv_ prefix that must keep their names: the fp16 types (BRIEF: __half,
+# half2 keep their names; nv_half is cuda_fp16.h's alias of __half).
+FP16_KEEP_PATTERN = r"^(?:__)?nv_half"
+
+HEADERS = (
+    Name("cuda_runtime.h", "musa_runtime.h", BRIEF_HEADERS),
+    Name("cuda_runtime_api.h", "musa_runtime_api.h", BRIEF_HEADERS),
+    Name("cuda.h", "musa.h", BRIEF_HEADERS),
+    Name("cuda_fp16.h", "musa_fp16.h", BRIEF_HEADERS),
+    Name("cuda_bf16.h", "musa_bf16.h", BRIEF_HEADERS),
+    Name("cuda_fp8.h", "musa_fp8.h", BRIEF_HEADERS),
+    Name("cublas_v2.h", "mublas.h", BRIEF_HEADERS, primary=True),  # cublas.h is the legacy API
+    Name("cublas.h", "mublas.h", BRIEF_HEADERS),
+    Name("cublasLt.h", "mublasLt.h", f"{BRIEF_NAMING}: cublasLt -> mublasLt; header named alike"),
+    Name("curand.h", "murand.h", f"{BRIEF_NAMING}: curand -> murand; header named alike"),
+    Name("curand_kernel.h", "murand_kernel.h", BRIEF_HEADERS),
+    Name("cusparse.h", "musparse.h", BRIEF_HEADERS),
+    Name("cufft.h", "mufft.h", BRIEF_HEADERS),
+    Name("cudnn.h", "mudnn.h", BRIEF_HEADERS),
+    Name("nccl.h", "mccl.h", BRIEF_HEADERS),
+    Name("cuComplex.h", "muComplex.h", f"{BRIEF_NAMING}: cuComplex -> muComplex; header named alike"),
+    Name("cupti.h", "mupti.h", f"{BRIEF_NAMING}: cupti -> mupti; header named alike",
+         status="unknown"),
+    Name("npp.h", "mtpp.h", f"{BRIEF_NAMING}: npp -> mtpp; header named alike", status="unknown"),
+    # primary: the <...> form (the one PyTorch extensions write) is what --reverse restores.
+    Name("ATen/cuda/CUDAContext.h", "torch_musa/csrc/aten/musa/MUSAContext.h", BRIEF_TORCH,
+         note="torch_musa header, included with quotes as in the torch_musa manual", primary=True),
+    Name("c10/cuda/CUDAGuard.h", "torch_musa/csrc/core/MUSAGuard.h", BRIEF_TORCH,
+         note="torch_musa header, included with quotes as in the torch_musa manual", primary=True),
+    # NVTX before CUDA 12 lived at the top of the include folder.
+    Name("nvToolsExt.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
+         note="no NVTX equivalent is known on MUSA"),
+    Name("nvToolsExtCuda.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
+         note="no NVTX equivalent is known on MUSA"),
+    Name("nvToolsExtCudaRt.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
+         note="no NVTX equivalent is known on MUSA"),
+)
+# torch_musa's headers are included with quotes (the manual's rules), whatever the
+# CUDA original used.
+QUOTED_TARGETS = frozenset({"ATen/cuda/CUDAContext.h", "c10/cuda/CUDAGuard.h"})
+
+VERSION_NOTE = "version values differ: CUDA 12080 vs MUSA 50200; comparisons change meaning"
+MACROS = (
+    Name("__CUDACC__", "__MUSACC__", BRIEF_MACROS, primary=True),  # over the nvcc-only __NVCC__
+    Name("__NVCC__", "__MUSACC__", BRIEF_MACROS),
+    Name("__CUDA_ARCH__", "__MUSA_ARCH__", BRIEF_MACROS,
+         note="values 210/220/310 (mp_21/mp_22/mp_31): CUDA `>= 800` ~ `>= 220`, "
+         "`>= 900` ~ `>= 310`; comparisons change meaning"),
+    Name("CUDART_VERSION", "MUSART_VERSION", BRIEF_MACROS, note=VERSION_NOTE),
+    Name("CUDA_VERSION", "MUSA_VERSION", BRIEF_MACROS, note=VERSION_NOTE),
+)
+
+TORCH_UNVERIFIED = "not verified to exist in torch_musa"
+PYTORCH = (
+    Name("at::cuda", "at::musa", BRIEF_TORCH),
+    Name("c10::cuda", "c10::musa", BRIEF_TORCH),
+    Name("getCurrentCUDAStream", "getCurrentMUSAStream", BRIEF_TORCH),
+    Name("getDefaultCUDAStream", "getDefaultMUSAStream", f"{BRIEF_TORCH}: getCurrentCUDAStream's sibling"),
+    Name("CUDAGuard", "MUSAGuard", BRIEF_TORCH),
+    Name("OptionalCUDAGuard", "OptionalMUSAGuard", BRIEF_TORCH),
+    Name("CUDAStreamGuard", "MUSAStreamGuard", f"{BRIEF_TORCH}: CUDAGuard's sibling"),
+    Name("CUDAStream", "MUSAStream", f"{BRIEF_TORCH}: getCurrentMUSAStream returns it"),
+    Name("CUDAEvent", "MUSAEvent", "torch_musa naming pattern (CUDA -> MUSA)", status="unknown",
+         note=TORCH_UNVERIFIED),
+    Name(".is_cuda()", ".is_privateuseone()", BRIEF_TORCH),
+    Name("at::kCUDA", "at::kPrivateUse1", BRIEF_TORCH),
+    Name("kCUDA", "kPrivateUse1", BRIEF_TORCH,
+         note="torch_musa registers as PrivateUse1; there is no DeviceType::MUSA"),
+    Name("DeviceType::CUDA", "DeviceType::PrivateUse1", f"{BRIEF_TORCH}: no DeviceType::MUSA"),
+    Name("C10_CUDA_KERNEL_LAUNCH_CHECK", "C10_MUSA_KERNEL_LAUNCH_CHECK",
+         "torch_musa naming pattern (CUDA -> MUSA)", status="unknown", note=TORCH_UNVERIFIED),
+    Name("C10_CUDA_CHECK", "C10_MUSA_CHECK", "torch_musa naming pattern (CUDA -> MUSA)",
+         status="unknown", note=TORCH_UNVERIFIED),
+    Name("AT_CUDA_CHECK", "AT_MUSA_CHECK", "torch_musa naming pattern (CUDA -> MUSA)",
+         status="unknown", note=TORCH_UNVERIFIED),
+    Name("CUDAExtension", "MUSAExtension", BRIEF_TORCH, note="from torch_musa.utils.musa_extension"),
+)
+
+# --------------------------------------------------------------------------------------
+# Names that must never be keys (they keep their names on MUSA, or are not CUDA APIs).
+# The generator refuses to write a table containing one; tests/test_tables.py checks
+# the shipped tables too.
+# --------------------------------------------------------------------------------------
+
+FORBIDDEN_KEYS = frozenset(
+    """
+    cub cuda cuda_cub half half2 __half __half2 __float2half __syncwarp __ldg
+    __launch_bounds__ __CUDACC_VER_MAJOR__ __CUDACC_VER_MINOR__ __CUDACC_VER_BUILD__
+    """.split()
+)
+# THRUST_*/CUB_*/_CCCL*/_LIBCUDACXX*, __shfl_*_sync, __cuda* internals, vector types.
+FORBIDDEN_KEY_PATTERN = (
+    r"^(?:THRUST_|CUB_|_CCCL|_LIBCUDACXX|__cuda|__shfl_\w*_sync$"
+    r"|(?:make_)?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$"
+    r"|(?:make_)?(?:u?long|u?longlong|double)[1-4]_(?:16|32)a$)"
+)
