@@ -45,7 +45,6 @@ from .walker import (
 )
 
 SKIP_KINDS = ("comments", "strings")
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".muh", ".inl")
 
 
 @dataclass
@@ -324,9 +323,12 @@ class Porter:
         )
         self.matcher = Matcher(self.ruleset.reversed() if opts.reverse
                                else self.ruleset.rewriting())
+        # Header names the default tables produce (user rules that produce another
+        # header for an out-of-tree include get a warning).
         self.known_headers = frozenset(
-            r.value.strip('<>"') for r in self.ruleset.rules.values()
-            if r.value and not r.is_user and r.value.strip('<>"').endswith(_HEADER_SUFFIXES)
+            value.decode("utf-8", "surrogateescape").strip('<>"')
+            for _, value, rule in self.matcher.headers.values()
+            if not getattr(rule, "is_user", False)
         )
         self.knowledge = self._knowledge()
 
