@@ -45,6 +45,9 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
     dirs: list[str] = field(default_factory=list)
     rules: int = 0  # rules in force when it was written (reported by a no-change re-run)
+    # How the tree was ported (rule files, inline rules, families...): `musa-port verify`
+    # rebuilds the same rules from it to generate its shim.
+    options: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
         # vars(), not asdict(): asdict deep-copies every list, which cost more than the
@@ -56,6 +59,7 @@ class Manifest:
             "fingerprint": self.fingerprint,
             "dirs": sorted(self.dirs),
             "rules": self.rules,
+            "options": self.options,
         }
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
         lines = [dumps(head)[:-1] + ',"files":{']
@@ -76,6 +80,7 @@ def load_manifest(out_dir: str) -> Manifest:
             return Manifest()
         files = {k: FileRecord(**v) for k, v in data.get("files", {}).items()}
         return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
-                        list(data.get("dirs", [])), int(data.get("rules", 0)))
+                        list(data.get("dirs", [])), int(data.get("rules", 0)),
+                        dict(data.get("options", {})))
     except (OSError, ValueError, TypeError):
         return Manifest()

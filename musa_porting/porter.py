@@ -306,6 +306,19 @@ class Porter:
         self.extensions = frozenset(e if e.startswith(".") else "." + e for e in options.extensions)
         self.ruleset: RuleSet | None = None  # loaded on first need: see load_rules()
 
+    def rule_options(self) -> dict:
+        """The options that decide the rules, as the manifest records them."""
+        o = self.opts
+        return {
+            "default_rules": o.default_rules,
+            "mapping_dir": os.path.abspath(o.mapping_dir) if o.mapping_dir else None,
+            "rule_files": [os.path.abspath(f) for f in o.rule_files],
+            "inline_rules": dict(o.inline_rules or {}),
+            "disable_families": list(o.disable_families),
+            "enable_families": list(o.enable_families),
+            "reverse": o.reverse,
+        }
+
     def load_rules(self) -> None:
         """Load the tables and compile the matcher. A re-run where every input, rule
         file and output is as the manifest recorded never needs them, and they are
@@ -677,7 +690,8 @@ class Porter:
             if os.path.exists(journal):
                 os.unlink(journal)
             return  # every record is the one the manifest already holds
-        manifest = Manifest(self.src, fingerprint, records, [d.rel for d in dirs], result.rules)
+        manifest = Manifest(self.src, fingerprint, records, [d.rel for d in dirs], result.rules,
+                            self.rule_options())
         manifest_path = os.path.join(out, MANIFEST_NAME)
         data = manifest.to_json().encode()
         try:

@@ -361,3 +361,45 @@ def parse_ids(values: Iterable[str]) -> frozenset[str]:
                                 + ", ".join(sorted(CHECKS)))
             out.add(cid)
     return frozenset(out)
+
+
+# -- builds (musa-port build / verify) ------------------------------------------------
+
+def print_build_summary(b, console, title: str = "Build") -> None:
+    """Per file: ok / failed, error and warning counts, first error at its CUDA line;
+    then every error with its hint."""
+    from rich import box
+    from rich.table import Table as RichTable
+
+    style = box.SIMPLE_HEAVY if console.is_terminal else box.ASCII
+    data = b.to_dict()
+    t = data["totals"]
+    state = "up to date" if b.up_to_date else ("ok" if b.ok else "FAILED")
+    console.print(f"[bold]{title}[/bold] {b.out} ({b.profile}): {state}; {t['ok']} ok, "
+                  f"{t['failed']} failed, {t['not_built']} not built; {t['errors']} errors, "
+                  f"{t['warnings']} warnings; {b.elapsed:.2f}s", highlight=False)
+    rows = [f for f in b.files if f.status != "ok" or f.diagnostics]
+    if rows:
+        table = RichTable(box=style)
+        for col in ("file", "status", "errors", "warnings", "first error"):
+            table.add_column(col, overflow="fold")
+        for f in rows:
+            first = f.first_error()
+            table.add_row(f.path, f.status, str(f.errors), str(f.warnings),
+                          f"{first.where()}: {first.message}" if first else "")
+        console.print(table)
+    for f in [*b.files, *([b.link] if b.link else [])]:
+        for d in f.diagnostics:
+            if not d.is_error:
+                continue
+            console.print(f"{d.where() or f.path}: {d.severity}: {d.message}",
+                          markup=False, highlight=False, soft_wrap=True)
+            if d.hint:
+                console.print(f"  hint [{d.hint_id}]: {d.hint}", markup=False, highlight=False,
+                              soft_wrap=True)
+    if b.link is not None and b.link.status == "ok":
+        console.print(f"shared library: {b.link.obj}", highlight=False)
+
+
+def write_build_json(b, path: str) -> None:
+    _write_text(path, json.dumps(b.to_dict(), indent=1) + "\n")

@@ -1,0 +1,104 @@
+"""``musa-port verify``: compile-check a port with nvcc through the MUSA-to-CUDA shim.
+
+Same ninja-based runner as ``musa-port build``, with an nvcc profile: every ported
+``.mu`` is compiled as CUDA (``-x cu``), and every ported C/C++ file too, with the shim
+folder first on the include path and its prelude force-included.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import lexer
+from .build import BUILD_DIR_NAME, HOST_EXTS, BuildOptions, BuildResult, Profile, build
+from .errors import PortError
+from .includes import IncludeResolver
+from .manifest import MANIFEST_NAME, load_manifest
+from .rules import build_ruleset
+from .shim import PRELUDE, generate
+from .toolchain import find_nvcc
+from .walker import DEFAULT_SOURCE_EXTENSIONS
+
+MODES = ("ptx", "compile")
+
+
+@dataclass
+class VerifyOptions:
+    out: str
+    nvcc: str | None = None
+    mode: str = "compile"
+    include_dirs: Sequence[str] = ()
+    defines: Sequence[str] = ()
+    arch: str = "sm_80"
+    std: str = "c++17"
+    jobs: int | None = None
+    keep_going: bool = True
+    only: Sequence[str] = ()
+    exclude: Sequence[str] = ()
+    build_dir: str | None = None
+    extra_flags: Sequence[str] = ()
+    progress: object = None
+
+
+def _external_includes(out: Path) -> list[tuple[str, bool]]:
+    """The includes of the ported tree that name no file of it."""
+    files = []
+    for dirpath, dirnames, filenames in os.walk(out):
+        dirnames[:] = [d for d in dirnames if d != BUILD_DIR_NAME]
+        for name in filenames:
+            rel = os.path.relpath(os.path.join(dirpath, name), out).replace(os.sep, "/")
+            files.append(rel)
+    resolver = IncludeResolver(files)
+    found: set[tuple[str, bool]] = set()
+    for rel in files:
+        if os.path.splitext(rel)[1] not in DEFAULT_SOURCE_EXTENSIONS:
+            continue
+        try:
+            data = (out / rel).read_bytes()
+        except OSError:
+            continue
+        for inc in lexer.includes(data):
+            if resolver.resolve(rel, inc.target) is None:
+                found.add((inc.target, inc.angled))
+    return sorted(found)
+
+
+def nvcc_profile(opts: VerifyOptions, shim_dir: Path) -> Profile:
+    if opts.mode not in MODES:
+        raise PortError(f"--mode {opts.mode}: use ptx or compile")
+    tc = find_nvcc(opts.nvcc)
+    mode = ["-c"] if opts.mode == "compile" else ["--ptx"]
+    cmd = [tc.compiler, "-x", "cu", *mode, f"-std={opts.std}", f"-arch={opts.arch}",
+           "-isystem", str(shim_dir), "-include", PRELUDE,
+           *[f"-I{d}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines],
+           *opts.extra_flags]
+    return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS)
+
+
+def verify(opts: VerifyOptions) -> BuildResult:
+    """Generate the shim from the rules the port used, then compile every file."""
+    out = Path(opts.out).resolve()
+    if not out.is_dir():
+        raise PortError("ported tree not found", opts.out)
+    if not (out / MANIFEST_NAME).is_file():
+        raise PortError(f"no {MANIFEST_NAME}: not a musa-port output (port it first)", opts.out)
+    options = load_manifest(str(out)).options
+    ruleset = build_ruleset(
+        rule_files=options.get("rule_files", []),
+        inline_rules=options.get("inline_rules") or None,
+        default_rules=options.get("default_rules", True),
+        mapping_dir=options.get("mapping_dir"),
+        disable_families=options.get("disable_families", []),
+        enable_families=options.get("enable_families", []),
+    )
+    build_dir = Path(opts.build_dir).resolve() if opts.build_dir else out / BUILD_DIR_NAME / "verify"
+    shim_dir = build_dir / "shim"
+    generate(ruleset, shim_dir, _external_includes(out))
+    profile = nvcc_profile(opts, shim_dir)
+    bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
+                         only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),
+                         progress=opts.progress)  # type: ignore[arg-type]
+    return build(bopts, profile)

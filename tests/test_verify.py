@@ -1,0 +1,100 @@
+"""Issue 7: `musa-port verify` compiles a port with nvcc through the MUSA-to-CUDA shim."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, run_cli
+from cuda_headers import find_nvcc, library_include_dirs
+
+CUDA_APP = FIXTURES / "cuda_app"
+
+pytestmark = pytest.mark.skipif(find_nvcc() is None, reason="no nvcc on this machine")
+
+
+@pytest.fixture(scope="module")
+def lib_includes() -> list[str]:
+    return [str(p) for p in library_include_dirs()]
+
+
+@pytest.fixture(scope="module")
+def ported_app(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("app")
+    shutil.copytree(CUDA_APP, root / "app")
+    run_cli(root / "app", "-q", check=0)
+    return root / "app_musa"
+
+
+def _verify(out: Path, lib_includes, *extra, report=None):
+    args = ["verify", out, *[a for d in lib_includes for a in ("-I", d)], *extra]
+    if report is not None:
+        args += ["--report-json", report]
+    return run_cli(*args)
+
+
+def test_ported_app_passes_verify(ported_app, lib_includes, tmp_path):
+    report = tmp_path / "v.json"
+    proc = _verify(ported_app, lib_includes, report=report)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(report.read_text())
+    assert data["ok"] and data["profile"] == "nvcc"
+    compiled = {f["file"] for f in data["files"]}
+    assert compiled == {"src/saxpy.mu", "src/gemm.mu", "src/rng.mu", "src/main.cpp"}
+    assert all(f["status"] == "ok" for f in data["files"])
+    shim = Path(data["build_dir"]) / "shim"
+    assert (shim / "musa_runtime.h").is_file() and (shim / "mublas.h").is_file()
+
+
+@pytest.mark.parametrize("sabotage, line_of, message", [
+    # A corrupted identifier: what a naive `cu -> mu` does to `Accumulate`.
+    ("corrupt", "Acmumulate", "Acmumulate"),
+    # A CUDA name left behind: poisoned by the shim.
+    ("leftover", "cudaFree(", 'poisoned "cudaFree"'),
+    # An include that did not follow the .cuh -> .muh rename.
+    ("include", '#include "../include/common.cuh"', "common.cuh"),
+])
+def test_sabotage_is_caught_at_its_file_and_line(ported_app, lib_includes, tmp_path, sabotage,
+                                                  line_of, message):
+    out = tmp_path / "app_musa"
+    shutil.copytree(ported_app, out)
+    if sabotage == "corrupt":
+        target = out / "src/main.cpp"
+        text = target.read_text()
+        assert "Accumulate(y.data()" in text  # a call: the corrupted name is undeclared
+        target.write_text(text.replace("Accumulate(y.data()", "Acmumulate(y.data()", 1))
+    elif sabotage == "leftover":
+        target = out / "src/saxpy.mu"
+        text = target.read_text()
+        assert "musaFree(" in text
+        target.write_text(text.replace("musaFree(", "cudaFree(", 1))
+    else:
+        target = out / "src/gemm.mu"
+        text = target.read_text()
+        assert '#include "../include/common.muh"' in text
+        target.write_text(text.replace('"../include/common.muh"', '"../include/common.cuh"'))
+    want_line = next(i for i, ln in enumerate(target.read_text().splitlines(), 1) if line_of in ln)
+    report = tmp_path / "v.json"
+    proc = _verify(out, lib_includes, report=report)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    data = json.loads(report.read_text())
+    rel = target.relative_to(out).as_posix()
+    [failed] = [f for f in data["files"] if f["status"] == "failed"]
+    assert failed["file"] == rel
+    errors = [d for d in failed["diagnostics"] if d["severity"] in ("error", "fatal error")]
+    assert any(message in d["message"] and d["line"] == want_line
+               and Path(d["file"]).resolve() == target.resolve() for d in errors), errors
+    assert f"{target}:{want_line}" in proc.stdout
+
+
+def test_missing_nvcc_is_one_clear_error(ported_app, tmp_path):
+    proc = run_cli("verify", ported_app, "--nvcc", tmp_path / "no-nvcc")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("error: --nvcc") and "Traceback" not in proc.stderr
+
+
+def test_verify_needs_a_ported_tree(tmp_path):
+    proc = run_cli("verify", tmp_path)
+    assert proc.returncode == 2 and "not a musa-port output" in proc.stderr
