@@ -35,7 +35,7 @@ def find_mcc(explicit: str | None = None, env: dict[str, str] | None = None) -> 
             found = shutil.which(explicit, path=env.get("PATH"))
             p = Path(found) if found else p
         if _executable(p):
-            p = p.resolve()
+            p = p.absolute()
             home = p.parent.parent if p.parent.name == "bin" else None
             return Toolchain(str(p), str(home) if home else None)
         raise PortError(f"--mcc {explicit}: not an executable file")
@@ -51,7 +51,7 @@ def find_mcc(explicit: str | None = None, env: dict[str, str] | None = None) -> 
     candidates.append(("/usr/local/musa/bin/mcc", Path("/usr/local/musa/bin/mcc")))
     for label, p in candidates:
         if _executable(p):
-            p = p.resolve()
+            p = p.absolute()  # not resolve(): a linked bin/mcc still belongs to its MUSA_HOME
             home = p.parent.parent if p.parent.name == "bin" else p.parent
             return Toolchain(str(p), str(home))
         searched.append(f"{label} ({p})")
