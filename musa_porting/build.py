@@ -158,7 +158,7 @@ def mcc_profile(opts: BuildOptions) -> Profile:
         if not re.fullmatch(r"mp_\d+", a):
             raise PortError(f"--arch {a}: expected an arch such as mp_21, mp_22, mp_31")
     common = [f"-std={opts.std}", f"-O{opts.opt}", "-fPIC",
-              *[f"-I{d}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines]]
+              *[f"-I{os.path.abspath(d)}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines]]
     device = [tc.compiler, "-c", *common, *[f"--offload-arch={a}" for a in opts.arch]]
     if opts.mcc_for_cpp:
         host = [*device, "-x", "musa"]

@@ -37,13 +37,14 @@ def _is_compiler_macro(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 
 
-def generate(ruleset: RuleSet, dest: Path, external_includes: Iterable[tuple[str, bool]] = ()
-             ) -> Path:
+def generate(ruleset: RuleSet, dest: Path, external_includes: Iterable[tuple[str, bool]] = (),
+             renamed_includes: dict[str, str] | None = None) -> Path:
     """Write the shim into ``dest``; return the prelude's path.
 
     ``external_includes`` are (target, angled) for the includes of the ported tree
     that are not files of the tree: the prelude includes them (when they exist)
-    before poisoning.
+    before poisoning. ``renamed_includes`` maps include targets the port rewrote to
+    the original's (delimited) target.
     """
     dest.mkdir(parents=True, exist_ok=True)
     reverse = ruleset.reversed()  # MUSA -> CUDA, the primary CUDA name for shared ones
@@ -66,6 +67,10 @@ def generate(ruleset: RuleSet, dest: Path, external_includes: Iterable[tuple[str
         else:
             defines.append(f"#define {musa} {cuda}")
 
+    # Includes the port rewrote into headers no rule names (a user's /cuda/ -> /musa/):
+    # map them back to what the CUDA original included.
+    for path, cuda in (renamed_includes or {}).items():
+        headers.setdefault(path, cuda)
     for path, cuda in headers.items():
         target = dest / path
         if not target.resolve().is_relative_to(dest.resolve()):

@@ -66,6 +66,38 @@ def _external_includes(out: Path) -> list[tuple[str, bool]]:
     return sorted(found)
 
 
+def _renamed_includes(out: Path, src_root: Path | None, sources: dict[str, str]
+                      ) -> dict[str, str]:
+    """Out-of-tree includes the port rewrote: new target -> the original include line's
+    target with its delimiters (``ATen/musa/Foo.muh`` -> ``<ATen/cuda/Foo.cuh>``).
+
+    Porting keeps line numbers, so the n-th line's include in the ported file pairs
+    with the same line's include in the CUDA original. The shim maps each one back;
+    an include the port did not change (a stale ``"foo.cuh"``) is not mapped, and
+    fails as it should."""
+    if src_root is None:
+        return {}
+    files = {rel for rel in sources}
+    resolver = IncludeResolver(files)
+    mapped: dict[str, str] = {}
+    for rel, src_rel in sorted(sources.items()):
+        if os.path.splitext(rel)[1] not in DEFAULT_SOURCE_EXTENSIONS:
+            continue
+        try:
+            new = lexer.includes((out / rel).read_bytes())
+            old = {i.line: i for i in lexer.includes((src_root / src_rel).read_bytes())}
+        except OSError:
+            continue
+        for inc in new:
+            orig = old.get(inc.line)
+            if orig is None or orig.target == inc.target or inc.target.startswith((".", "/")):
+                continue
+            if resolver.resolve(rel, inc.target) is not None:
+                continue
+            mapped.setdefault(inc.target, f"<{orig.target}>" if orig.angled else f'"{orig.target}"')
+    return mapped
+
+
 def nvcc_profile(opts: VerifyOptions, shim_dir: Path) -> Profile:
     if opts.mode not in MODES:
         raise PortError(f"--mode {opts.mode}: use ptx or compile")
@@ -73,7 +105,7 @@ def nvcc_profile(opts: VerifyOptions, shim_dir: Path) -> Profile:
     mode = ["-c"] if opts.mode == "compile" else ["--ptx"]
     cmd = [tc.compiler, "-x", "cu", *mode, f"-std={opts.std}", f"-arch={opts.arch}",
            "-isystem", str(shim_dir), "-include", PRELUDE,
-           *[f"-I{d}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines],
+           *[f"-I{os.path.abspath(d)}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines],
            *opts.extra_flags]
     return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS)
 
@@ -85,7 +117,8 @@ def verify(opts: VerifyOptions) -> BuildResult:
         raise PortError("ported tree not found", opts.out)
     if not (out / MANIFEST_NAME).is_file():
         raise PortError(f"no {MANIFEST_NAME}: not a musa-port output (port it first)", opts.out)
-    options = load_manifest(str(out)).options
+    manifest = load_manifest(str(out))
+    options = manifest.options
     ruleset = build_ruleset(
         rule_files=options.get("rule_files", []),
         inline_rules=options.get("inline_rules") or None,
@@ -96,7 +129,9 @@ def verify(opts: VerifyOptions) -> BuildResult:
     )
     build_dir = Path(opts.build_dir).resolve() if opts.build_dir else out / BUILD_DIR_NAME / "verify"
     shim_dir = build_dir / "shim"
-    generate(ruleset, shim_dir, _external_includes(out))
+    renamed = _renamed_includes(out, Path(manifest.src) if manifest.src else None,
+                                {rel: rec.src for rel, rec in manifest.files.items()})
+    generate(ruleset, shim_dir, _external_includes(out), renamed)
     profile = nvcc_profile(opts, shim_dir)
     bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
                          only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),

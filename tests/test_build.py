@@ -220,3 +220,20 @@ def test_port_then_build_in_one_step(tmp_path):
                    f"--mcc {FAKE_MCC} --cxx {FAKE_MCC} --arch mp_31")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "musa-port build: ok" in proc.stdout
+
+
+def test_relative_include_dirs_work_from_the_callers_folder(ported, tmp_path, monkeypatch):
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "extra.h").write_text("#define EXTRA 1\n")
+    src = ported / "src" / "scale.mu"
+    src.write_text('#include "extra.h"\n' + src.read_text())
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "musa_porting", "build", str(ported), "--mcc",
+                           str(FAKE_MCC), "--cxx", str(FAKE_MCC), "-I", "extra",
+                           "--report-json", str(tmp_path / "b.json")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    [scale] = [f for f in json.loads((tmp_path / "b.json").read_text())["files"]
+               if f["file"] == "src/scale.mu"]
+    assert f"-I{tmp_path / 'extra'}" in scale["command"]
