@@ -46,6 +46,7 @@ class Profile:
     device_exts: tuple[str, ...] = (".mu",)
     host_exts: tuple[str, ...] = HOST_EXTS
     depfile_flags: tuple[str, ...] = ("-MD", "-MF")
+    per_file: Callable[[str], list[str]] | None = None  # extra flags for one file (by rel)
 
 
 @dataclass
@@ -243,7 +244,8 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
         ext = os.path.splitext(rel)[1]
         base = profile.device_cmd if ext in profile.device_exts else profile.host_cmd
         dep = list(profile.depfile_flags) + [obj + ".d"]
-        cmd = [*prefix, *base, *dep, src, "-o", obj]
+        extra = profile.per_file(rel) if profile.per_file is not None else []
+        cmd = [*prefix, *base, *extra, *dep, src, "-o", obj]
         files.append(FileBuild(rel, portmap.source_of(src), obj, cmd))
         lines += [f"build {_ninja_escape_path(obj)}: cc {_ninja_escape_path(src)}",
                   f"  cmd = {_ninja_escape_value(shlex.join(cmd))}",

@@ -18,7 +18,7 @@ from .errors import PortError
 from .includes import IncludeResolver
 from .manifest import MANIFEST_NAME, load_manifest
 from .rules import build_ruleset
-from .shim import PRELUDE, generate
+from .shim import generate, write_prelude
 from .toolchain import find_nvcc
 from .walker import DEFAULT_SOURCE_EXTENSIONS
 
@@ -43,27 +43,45 @@ class VerifyOptions:
     progress: object = None
 
 
-def _external_includes(out: Path) -> list[tuple[str, bool]]:
-    """The includes of the ported tree that name no file of it."""
-    files = []
-    for dirpath, dirnames, filenames in os.walk(out):
-        dirnames[:] = [d for d in dirnames if d != BUILD_DIR_NAME]
-        for name in filenames:
-            rel = os.path.relpath(os.path.join(dirpath, name), out).replace(os.sep, "/")
-            files.append(rel)
-    resolver = IncludeResolver(files)
-    found: set[tuple[str, bool]] = set()
-    for rel in files:
-        if os.path.splitext(rel)[1] not in DEFAULT_SOURCE_EXTENSIONS:
-            continue
-        try:
-            data = (out / rel).read_bytes()
-        except OSError:
-            continue
-        for inc in lexer.includes(data):
-            if resolver.resolve(rel, inc.target) is None:
-                found.add((inc.target, inc.angled))
-    return sorted(found)
+class _IncludeGraph:
+    """Which headers outside the tree each file reaches, through the tree's own headers."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        files = []
+        for dirpath, dirnames, filenames in os.walk(out):
+            dirnames[:] = [d for d in dirnames if d != BUILD_DIR_NAME]
+            for name in filenames:
+                files.append(os.path.relpath(os.path.join(dirpath, name), out).replace(os.sep, "/"))
+        self.resolver = IncludeResolver(files)
+        self._direct: dict[str, tuple[list[str], list[tuple[str, bool]]]] = {}
+
+    def _scan(self, rel: str) -> tuple[list[str], list[tuple[str, bool]]]:
+        if rel not in self._direct:
+            inner, outer = [], []
+            try:
+                data = (self.out / rel).read_bytes()
+            except OSError:
+                data = b""
+            for inc in lexer.includes(data):
+                hit = self.resolver.resolve(rel, inc.target)
+                if hit is not None:
+                    inner.append(hit)
+                else:
+                    outer.append((inc.target, inc.angled))
+            self._direct[rel] = (inner, outer)
+        return self._direct[rel]
+
+    def external(self, rel: str) -> list[tuple[str, bool]]:
+        seen, todo, found = {rel}, [rel], []
+        while todo:
+            inner, outer = self._scan(todo.pop())
+            found.extend(outer)
+            for r in inner:
+                if r not in seen and os.path.splitext(r)[1] in DEFAULT_SOURCE_EXTENSIONS:
+                    seen.add(r)
+                    todo.append(r)
+        return found
 
 
 def _renamed_includes(out: Path, src_root: Path | None, sources: dict[str, str]
@@ -98,16 +116,23 @@ def _renamed_includes(out: Path, src_root: Path | None, sources: dict[str, str]
     return mapped
 
 
-def nvcc_profile(opts: VerifyOptions, shim_dir: Path) -> Profile:
+def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | None = None
+                 ) -> Profile:
     if opts.mode not in MODES:
         raise PortError(f"--mode {opts.mode}: use ptx or compile")
     tc = find_nvcc(opts.nvcc)
     mode = ["-c"] if opts.mode == "compile" else ["--ptx"]
     cmd = [tc.compiler, "-x", "cu", *mode, f"-std={opts.std}", f"-arch={opts.arch}",
-           "-isystem", str(shim_dir), "-include", PRELUDE,
+           "-isystem", str(shim_dir),
            *[f"-I{os.path.abspath(d)}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines],
            *opts.extra_flags]
-    return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS)
+    def prelude(rel: str) -> list[str]:
+        external = graph.external(rel) if graph is not None else []
+        name = rel.replace("/", "__") + ".h"
+        return ["-include", str(write_prelude(shim_dir, name, external))]
+
+    return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS,
+                   per_file=prelude)
 
 
 def verify(opts: VerifyOptions) -> BuildResult:
@@ -131,8 +156,8 @@ def verify(opts: VerifyOptions) -> BuildResult:
     shim_dir = build_dir / "shim"
     renamed = _renamed_includes(out, Path(manifest.src) if manifest.src else None,
                                 {rel: rec.src for rel, rec in manifest.files.items()})
-    generate(ruleset, shim_dir, _external_includes(out), renamed)
-    profile = nvcc_profile(opts, shim_dir)
+    generate(ruleset, shim_dir, renamed)
+    profile = nvcc_profile(opts, shim_dir, _IncludeGraph(out))
     bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
                          only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),
                          progress=opts.progress)  # type: ignore[arg-type]
