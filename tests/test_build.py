@@ -237,3 +237,20 @@ def test_relative_include_dirs_work_from_the_callers_folder(ported, tmp_path, mo
     [scale] = [f for f in json.loads((tmp_path / "b.json").read_text())["files"]
                if f["file"] == "src/scale.mu"]
     assert f"-I{tmp_path / 'extra'}" in scale["command"]
+
+
+def test_hints_for_clang_and_nvcc_diagnostics():
+    from musa_porting.compile_diags import parse
+
+    out = ("k.mu:3:5: error: double precision is not supported when compiling for mp_21\n"
+           "k.mu:9:1: warning: unused variable 'x' [-Wunused-variable]\n"
+           "k.mu:12:3: error: invalid inline assembly: PTX is not supported when compiling for mp_22\n"
+           "2 errors generated when compiling for mp_21.\n"
+           'x.cu(7): error: identifier "cudaFooBar" is undefined\n'
+           "mcc: error: unsupported MUSA gpu architecture: mp_99\n")
+    ds = parse(out)
+    got = [(d.file, d.line, d.column, d.severity, d.hint_id) for d in ds]
+    assert got == [("k.mu", 3, 5, "error", "MP3003"), ("k.mu", 9, 1, "warning", None),
+                   ("k.mu", 12, 3, "error", "MP3004"), ("x.cu", 7, None, "error", "MP3002"),
+                   (None, None, None, "error", None)]
+    assert '{"cudaFooBar": "musaFooBar"}' in ds[3].hint
