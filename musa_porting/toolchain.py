@@ -24,11 +24,16 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def find_mcc(explicit: str | None = None, env: dict[str, str] | None = None) -> Toolchain:
-    """``--mcc``, then $MUSA_HOME, $MUSA_PATH, the folder above ``which mcc``, then
-    /usr/local/musa (the brief's order)."""
+def _home(p: Path) -> str | None:
+    """``<home>/bin/tool`` -> ``<home>``. Not resolved: a linked bin/mcc still belongs to
+    the MUSA_HOME it was found in."""
+    return str(p.parent.parent) if p.parent.name == "bin" else None
+
+
+def _find(tool: str, explicit: str | None, env: dict[str, str] | None, env_vars: tuple[str, ...],
+          fixed: list[tuple[str, Path]], advice: str) -> Toolchain:
+    """The explicit path, else $VAR/bin/tool for each var, PATH, then ``fixed``."""
     env = dict(os.environ if env is None else env)
-    searched: list[str] = []
     if explicit:
         p = Path(explicit)
         if not p.is_absolute() and os.sep not in explicit:
@@ -36,65 +41,43 @@ def find_mcc(explicit: str | None = None, env: dict[str, str] | None = None) -> 
             p = Path(found) if found else p
         if _executable(p):
             p = p.absolute()
-            home = p.parent.parent if p.parent.name == "bin" else None
-            return Toolchain(str(p), str(home) if home else None)
-        raise PortError(f"--mcc {explicit}: not an executable file")
-    candidates: list[tuple[str, Path]] = []
-    for var in ("MUSA_HOME", "MUSA_PATH"):
-        if env.get(var):
-            candidates.append((f"${var}/bin/mcc", Path(env[var]) / "bin" / "mcc"))
-    which = shutil.which("mcc", path=env.get("PATH"))
+            return Toolchain(str(p), _home(p))
+        raise PortError(f"--{tool} {explicit}: not an executable file")
+    searched: list[str] = []
+    candidates = [(f"${v}/bin/{tool}", Path(env[v]) / "bin" / tool) for v in env_vars if env.get(v)]
+    which = shutil.which(tool, path=env.get("PATH"))
     if which:
-        candidates.append(("the folder above `which mcc`", Path(which)))
+        candidates.append(("PATH", Path(which)))
     else:
-        searched.append("PATH (no mcc)")
-    candidates.append(("/usr/local/musa/bin/mcc", Path("/usr/local/musa/bin/mcc")))
-    for label, p in candidates:
+        searched.append(f"PATH (no {tool})")
+    for label, p in [*candidates, *fixed]:
         if _executable(p):
-            p = p.absolute()  # not resolve(): a linked bin/mcc still belongs to its MUSA_HOME
-            home = p.parent.parent if p.parent.name == "bin" else p.parent
-            return Toolchain(str(p), str(home))
+            p = p.absolute()
+            return Toolchain(str(p), _home(p) or str(p.parent))
         searched.append(f"{label} ({p})")
-    raise PortError("mcc not found; looked in: " + "; ".join(searched)
-                    + ". Install the MUSA toolkit, set MUSA_HOME, or pass --mcc PATH")
+    raise PortError(f"{tool} not found; looked in: " + "; ".join(searched) + ". " + advice)
+
+
+def find_mcc(explicit: str | None = None, env: dict[str, str] | None = None) -> Toolchain:
+    """``--mcc``, then $MUSA_HOME, $MUSA_PATH, the folder above ``which mcc``, then
+    /usr/local/musa (the brief's order)."""
+    return _find("mcc", explicit, env, ("MUSA_HOME", "MUSA_PATH"),
+                 [("/usr/local/musa/bin/mcc", Path("/usr/local/musa/bin/mcc"))],
+                 "Install the MUSA toolkit, set MUSA_HOME, or pass --mcc PATH")
 
 
 def find_nvcc(explicit: str | None = None, env: dict[str, str] | None = None) -> Toolchain:
     """``--nvcc``, then $CUDA_HOME/$CUDA_PATH, PATH, /usr/local/cuda/bin/nvcc, then the
     ``nvidia-cuda-nvcc`` wheel (nvidia/cu13/bin/nvcc)."""
-    env = dict(os.environ if env is None else env)
-    if explicit:
-        p = Path(explicit)
-        if not p.is_absolute() and os.sep not in explicit:
-            found = shutil.which(explicit, path=env.get("PATH"))
-            p = Path(found) if found else p
-        if _executable(p):
-            p = p.resolve()
-            return Toolchain(str(p), str(p.parent.parent))
-        raise PortError(f"--nvcc {explicit}: not an executable file")
-    searched: list[str] = []
-    candidates: list[tuple[str, Path]] = []
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if env.get(var):
-            candidates.append((f"${var}/bin/nvcc", Path(env[var]) / "bin" / "nvcc"))
-    which = shutil.which("nvcc", path=env.get("PATH"))
-    if which:
-        candidates.append(("PATH", Path(which)))
-    else:
-        searched.append("PATH (no nvcc)")
-    candidates.append(("/usr/local/cuda/bin/nvcc", Path("/usr/local/cuda/bin/nvcc")))
+    wheel: list[tuple[str, Path]] = []
     try:
         import nvidia  # type: ignore[import-not-found]
 
-        for base in getattr(nvidia, "__path__", []):
-            candidates.append(("the nvidia-cuda-nvcc wheel", Path(base) / "cu13" / "bin" / "nvcc"))
+        wheel = [("the nvidia-cuda-nvcc wheel", Path(base) / "cu13" / "bin" / "nvcc")
+                 for base in getattr(nvidia, "__path__", [])]
     except ImportError:
-        searched.append("the nvidia-cuda-nvcc wheel (not installed)")
-    for label, p in candidates:
-        if _executable(p):
-            p = p.resolve()
-            return Toolchain(str(p), str(p.parent.parent))
-        searched.append(f"{label} ({p})")
-    raise PortError("nvcc not found; looked in: " + "; ".join(searched)
-                    + ". Install the CUDA toolkit or `pip install nvidia-cuda-nvcc "
-                      "nvidia-cuda-cccl`, or pass --nvcc PATH")
+        pass
+    return _find("nvcc", explicit, env, ("CUDA_HOME", "CUDA_PATH"),
+                 [("/usr/local/cuda/bin/nvcc", Path("/usr/local/cuda/bin/nvcc")), *wheel],
+                 "Install the CUDA toolkit or `pip install nvidia-cuda-nvcc nvidia-cuda-cccl`, "
+                 "or pass --nvcc PATH")

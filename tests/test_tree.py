@@ -280,17 +280,22 @@ def test_interrupted_run_leaves_old_or_new_and_next_run_completes(tree, monkeypa
     assert leftovers == []
 
 
-def test_unreadable_file_is_an_error_and_nothing_is_written(tree, monkeypatch):
+def make_unreadable(monkeypatch, suffix: str) -> None:
+    """As root every file is readable: refuse to open files ending in ``suffix``."""
     import builtins
 
     real_open = builtins.open
 
     def guarded_open(path, *a, **kw):
-        if str(path).endswith("k.cuh"):
+        if str(path).endswith(suffix):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *a, **kw)
 
     monkeypatch.setattr(builtins, "open", guarded_open)
+
+
+def test_unreadable_file_is_an_error_and_nothing_is_written(tree, monkeypatch):
+    make_unreadable(monkeypatch, "k.cuh")
     with pytest.raises(PortError) as info:
         port(tree)
     assert str(info.value) == f"{tree / 'k.cuh'}: cannot read: Permission denied"
@@ -342,21 +347,12 @@ def test_jobs_1_and_4_give_identical_trees_and_reports(tmp_path):
 
 
 def test_failed_re_run_leaves_the_previous_output_as_it_was(tree, monkeypatch):
-    import builtins
-
     port(tree)
     out = tree.parent / "csrc_musa"
     before = snapshot(out)
     (tree / "a.cu").write_text("cudaFree(p);\n")  # would change a.mu
     (tree / "sub/b.cpp").write_text("int x;\n")
-    real_open = builtins.open
-
-    def guarded_open(path, *a, **kw):
-        if str(path).endswith("sub/b.cpp"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *a, **kw)
-
-    monkeypatch.setattr(builtins, "open", guarded_open)
+    make_unreadable(monkeypatch, "sub/b.cpp")
     with pytest.raises(PortError, match="b.cpp: cannot read"):
         port(tree, jobs=1)
     assert snapshot(out) == before
