@@ -378,7 +378,8 @@ def print_build_summary(b, console, title: str = "Build") -> None:
     console.print(f"[bold]{title}[/bold] {b.out} ({b.profile}): {state}; {t['ok']} ok, "
                   f"{t['failed']} failed, {t['not_built']} not built; {t['errors']} errors, "
                   f"{t['warnings']} warnings; {b.elapsed:.2f}s", highlight=False)
-    rows = [f for f in b.files if f.status != "ok" or f.diagnostics]
+    # Every file for a small build; the ones with something to say for a large one.
+    rows = b.files if len(b.files) <= 40 else [f for f in b.files if f.status != "ok" or f.diagnostics]
     if rows:
         table = RichTable(box=style)
         for col in ("file", "status", "errors", "warnings", "first error"):

@@ -254,3 +254,12 @@ def test_hints_for_clang_and_nvcc_diagnostics():
                    ("k.mu", 12, 3, "error", "MP3004"), ("x.cu", 7, None, "error", "MP3002"),
                    (None, None, None, "error", None)]
     assert '{"cudaFooBar": "musaFooBar"}' in ds[3].hint
+
+
+def test_summary_table_lists_every_file_with_status(ported):
+    proc = build(ported, "--arch", "mp_21", "--keep-going")
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
+            for line in proc.stdout.splitlines()
+            if line.startswith("| src/")}
+    assert rows == {"src/host.cpp": "ok", "src/saxpy.mu": "ok", "src/scale.mu": "ok",
+                    "src/transpose.mu": "failed"}
