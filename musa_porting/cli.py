@@ -92,7 +92,7 @@ def cli(ctx):
                    "renamed headers follow the rename. Repeatable.")
 @click.option("--extensions", metavar="EXTS",
               help="Comma-separated source extensions to rewrite (default: .cu,.cuh,.c,.cc,"
-                   ".cpp,.cxx,.h,.hh,.hpp,.hxx,.inl,.inc,.ipp,.tpp). Other files are copied.")
+                   ".cpp,.cxx,.h,.hh,.hpp,.hxx,.inl,.inc,.ipp,.tpp,.mu,.muh). Other files are copied.")
 @click.option("--disable-family", "disable_families", multiple=True, metavar="NAMES",
               help="Switch table families off (comma-separated, repeatable), e.g. nccl,npp: "
                    "their names are reported as unported instead of rewritten. "
