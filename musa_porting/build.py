@@ -186,7 +186,7 @@ def find_ninja() -> str:
         if cand.is_file():
             return str(cand)
     except ImportError:
-        pass
+        pass  # no ninja wheel: try PATH below
     found = shutil.which("ninja")
     if found:
         return found
@@ -275,7 +275,7 @@ def _write_if_changed(path: Path, text: str) -> None:
         if path.read_text() == text:
             return
     except OSError:
-        pass
+        pass  # no previous file: write it
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)

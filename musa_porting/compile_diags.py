@@ -117,7 +117,7 @@ def demangle(name: str) -> str:
             if out.returncode == 0 and out.stdout.strip():
                 return out.stdout.strip()
         except (OSError, subprocess.SubprocessError):
-            pass
+            pass  # c++filt failed: fall back to the name in the symbol
     m = re.match(r"_Z(\d+)", name)  # _Z<len><name>...: the name, at least
     if m:
         n = int(m.group(1))

@@ -51,14 +51,14 @@ def _trie_pattern(keys: Sequence[bytes]) -> bytes:
             node = node.setdefault(byte, {})
         node[end] = True
 
-    def emit(node: dict, depth: int, prev: int | None, first: int | None) -> bytes:
+    def emit(node: dict, depth: int, prev: int | None) -> bytes:
         branches = []
         for byte in sorted(b for b in node if b is not end):
             child = node[byte]
             part = re.escape(bytes([byte]))
             if depth == 0 and byte in _ALNUM:
                 part += _LEFT_BOUNDARY
-            branches.append(part + emit(child, depth + 1, byte, first))
+            branches.append(part + emit(child, depth + 1, byte))
         # Longer continuations are listed first; the key ending here is the fallback.
         if end in node:
             branches.append(_RIGHT_BOUNDARY if prev in _ALNUM else b"")
@@ -68,7 +68,7 @@ def _trie_pattern(keys: Sequence[bytes]) -> bytes:
             return branches[0]
         return b"(?:" + b"|".join(branches) + b")"
 
-    return emit(root, 0, None, None)
+    return emit(root, 0, None)
 
 
 class Matcher:
@@ -210,10 +210,6 @@ class Rewrite:
 
     data: bytes
     edits: list[Edit]
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.edits)
 
 
 def _complement(spans: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:

@@ -419,14 +419,20 @@ class Porter:
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not self.opts.collect_diff
-        if not trusted or any(e.kind == "file" and self._unchanged(e, out_rel_of[e.rel], old)
-                              is None for e in entries):
-            self.load_rules()
-        result.rules = len(self.matcher.rules) if self.ruleset is not None else old.rules
-
         dirs = [e for e in entries if e.kind == "dir"]
         files = [e for e in entries if e.kind != "dir"]
-        self._ctx = (out_rel_of, resolver, old if trusted else None)
+        # Files whose input and output are as the manifest recorded: decided once here,
+        # used by the planning below (and inherited by forked workers).
+        self._fast: dict[str, FileRecord] = {}
+        if trusted:
+            for e in files:
+                rec = self._unchanged(e, out_rel_of[e.rel], old) if e.kind == "file" else None
+                if rec is not None:
+                    self._fast[e.rel] = rec
+        if not trusted or any(self._needs_port(e) for e in files):
+            self.load_rules()  # also checks the rule files, even for a tree with no sources
+        result.rules = len(self.matcher.rules) if self.ruleset is not None else old.rules
+        self._ctx = (out_rel_of, resolver)
         # Workers write new bytes straight to temp files beside their outputs (the
         # renames happen after planning), so writing is spread over the workers too.
         self._staging = not self.opts.dry_run and self.ruleset is not None
@@ -476,7 +482,7 @@ class Porter:
             try:
                 os.rmdir(os.path.join(self.out, d) if d else self.out)
             except OSError:
-                pass
+                pass  # not empty (holds files we did not write) or already gone
 
     def _stage(self, p: _Planned, data: bytes) -> None:
         """Write a planned output's new bytes to its temp file now, when possible."""
@@ -502,10 +508,7 @@ class Porter:
         progress = self.opts.progress
         jobs = self.opts.jobs if self.opts.jobs is not None else (os.cpu_count() or 1)
         todo = len(files)
-        old = self._ctx[2]
-        heavy = [i for i, e in enumerate(files)
-                 if e.kind == "file" and posixpath.splitext(e.rel)[1] in self.extensions
-                 and (old is None or self._unchanged(e, self._ctx[0][e.rel], old) is None)]
+        heavy = [i for i, e in enumerate(files) if self._needs_port(e)]
         if jobs <= 1 or len(heavy) < _MIN_PARALLEL_FILES or "fork" not in _mp_methods():
             for i, e in enumerate(files):
                 yield self._plan(e)
@@ -540,7 +543,7 @@ class Porter:
 
     def _plan(self, e: Entry):
         """Plan one file: (planned, outcome, diff item or None, warnings, bytes read)."""
-        out_rel_of, resolver, old = self._ctx
+        out_rel_of, resolver = self._ctx
         out_rel = out_rel_of[e.rel]
         out_path = os.path.join(self.out, out_rel)
         src_path = os.path.join(self.src, e.rel)
@@ -566,7 +569,7 @@ class Porter:
 
         is_source = posixpath.splitext(e.rel)[1] in self.extensions
         kind = "ported" if is_source else "copied"
-        prev = self._unchanged(e, out_rel, old) if old is not None else None
+        prev = self._fast.get(e.rel)
         if prev is not None:
             # Input, rules and output as the last run left them: nothing to do.
             return (_Planned(e, out_rel, prev), FileOutcome(e.rel, out_rel, prev.kind, False, prev),
@@ -591,6 +594,11 @@ class Porter:
             body = _read(src_path)
             item = DiffItem(e.rel, out_rel, body, body, e.mode)
         return p, FileOutcome(e.rel, out_rel, "copied", not same, rec), item, [], e.size
+
+    def _needs_port(self, e: Entry) -> bool:
+        """A source file the rules must run over (not skipped through the manifest)."""
+        return (e.kind == "file" and e.rel not in self._fast
+                and posixpath.splitext(e.rel)[1] in self.extensions)
 
     def _unchanged(self, e: Entry, out_rel: str, old: Manifest) -> FileRecord | None:
         """The manifest's record when input and output are as it recorded them."""
@@ -628,7 +636,7 @@ class Porter:
             if stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data):
                 same = _read(out_path) == ported.data
         except OSError:
-            pass
+            pass  # no output yet: it will be written
         p = _Planned(e, out_rel, rec, data=None if same else ported.data)
         p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
         if not same:

@@ -7,7 +7,6 @@ later user file wins over an earlier one: torch_musa silently did the opposite.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -80,15 +79,6 @@ class RuleSet:
                     (cur.primary, -len(cur.key), _neg(cur.key)):
                 best[r.value] = r  # type: ignore[index]
         return {v: Reversed(v, r.key, r.family, r) for v, r in sorted(best.items())}
-
-    def fingerprint(self) -> str:
-        """A digest of the active rules, so outputs can be trusted across runs."""
-        h = hashlib.sha256()
-        for key in sorted(self.rules):
-            r = self.rules[key]
-            h.update(f"{key}\0{r.value}\0{r.family}\n".encode("utf-8", "surrogatepass"))
-        h.update(repr(sorted(self.disabled)).encode())
-        return h.hexdigest()
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -268,7 +258,7 @@ def load_rule_file(path: str | os.PathLike, family: str = USER_FAMILY,
         try:
             return _load_rules(p, text, family, False, meta)
         except PortError:
-            pass
+            pass  # re-parse with positions so the error names its line
     return _load_rules(p, text, family, True, meta)
 
 

@@ -76,7 +76,7 @@ def find_nvcc(explicit: str | None = None, env: dict[str, str] | None = None) ->
         wheel = [("the nvidia-cuda-nvcc wheel", Path(base) / "cu13" / "bin" / "nvcc")
                  for base in getattr(nvidia, "__path__", [])]
     except ImportError:
-        pass
+        pass  # no nvcc wheel installed
     return _find("nvcc", explicit, env, ("CUDA_HOME", "CUDA_PATH"),
                  [("/usr/local/cuda/bin/nvcc", Path("/usr/local/cuda/bin/nvcc")), *wheel],
                  "Install the CUDA toolkit or `pip install nvidia-cuda-nvcc nvidia-cuda-cccl`, "
