@@ -262,15 +262,16 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
                   f"  cmd = {_ninja_escape_value(shlex.join(cmd))}",
                   f"  desc = LINK {shared}", "",
                   f"default {_ninja_escape_path(target)}", ""]
-    _write_if_changed(build_dir / "build.ninja", "\n".join(lines))
+    write_if_changed(build_dir / "build.ninja", "\n".join(lines))
     commands = [{"directory": str(build_dir), "file": str(out / f.path), "output": f.obj,
                  "command": shlex.join(f.command)} for f in files]
-    _write_if_changed(build_dir / "compile_commands.json", json.dumps(commands, indent=1) + "\n")
+    write_if_changed(build_dir / "compile_commands.json", json.dumps(commands, indent=1) + "\n")
     return files, link
 
 
-def _write_if_changed(path: Path, text: str) -> None:
-    """Keep the mtime of an unchanged build.ninja (ninja then has nothing to re-read)."""
+def write_if_changed(path: Path, text: str) -> None:
+    """Keep the mtime of an unchanged generated file: ninja re-reads a changed
+    build.ninja and re-compiles whatever depends on a changed shim header."""
     try:
         if path.read_text() == text:
             return

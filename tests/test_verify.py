@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,26 @@ def test_missing_nvcc_is_one_clear_error(ported_app, tmp_path):
 def test_verify_needs_a_ported_tree(tmp_path):
     proc = run_cli("verify", tmp_path)
     assert proc.returncode == 2 and "not a musa-port output" in proc.stderr
+
+
+def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_includes, tmp_path):
+    out = tmp_path / "app_musa"
+    shutil.copytree(ported_app, out)
+    report = tmp_path / "v.json"
+
+    def objects() -> dict[str, int]:
+        data = json.loads(report.read_text())
+        assert data["ok"], data
+        return {f["file"]: Path(f["object"]).stat().st_mtime_ns for f in data["files"]}
+
+    assert _verify(out, lib_includes, "--mode", "ptx", report=report).returncode == 0
+    first = objects()
+    again = _verify(out, lib_includes, "--mode", "ptx", report=report)
+    assert again.returncode == 0 and "up to date" in again.stdout
+    assert objects() == first
+
+    time.sleep(0.01)
+    (out / "include" / "common.muh").touch()
+    assert _verify(out, lib_includes, "--mode", "ptx", report=report).returncode == 0
+    third = objects()
+    assert sorted(f for f in third if third[f] != first[f]) == ["src/gemm.mu", "src/saxpy.mu"]
