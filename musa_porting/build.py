@@ -45,7 +45,8 @@ class Profile:
     link_libs: list[str] = field(default_factory=list)
     device_exts: tuple[str, ...] = (".mu",)
     host_exts: tuple[str, ...] = HOST_EXTS
-    depfile_flags: tuple[str, ...] = ("-MD", "-MF")
+    depfile_flags: Callable[[str, str], list[str]] = field(
+        default=lambda obj, dep: ["-MD", "-MF", dep])  # (object, depfile) -> flags
     per_file: Callable[[str], list[str]] | None = None  # extra flags for one file (by rel)
 
 
@@ -243,7 +244,7 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
         obj = str(build_dir / "obj" / (rel + ".o"))
         ext = os.path.splitext(rel)[1]
         base = profile.device_cmd if ext in profile.device_exts else profile.host_cmd
-        dep = list(profile.depfile_flags) + [obj + ".d"]
+        dep = profile.depfile_flags(obj, obj + ".d")
         extra = profile.per_file(rel) if profile.per_file is not None else []
         cmd = [*prefix, *base, *extra, *dep, src, "-o", obj]
         files.append(FileBuild(rel, portmap.source_of(src), obj, cmd))
@@ -282,6 +283,18 @@ def write_if_changed(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _failed_edge(outputs: str, build_dir: Path, by_obj: dict[str, FileBuild]
+                 ) -> FileBuild | None:
+    """The compile of a ``FAILED: <outputs>`` line. ninja joins an edge's outputs with
+    spaces and does not escape them, so a path with a space is tried whole first."""
+    for target in (outputs, outputs.split(" ")[0]):
+        target = target if os.path.isabs(target) else str(build_dir / target)
+        hit = by_obj.get(os.path.normpath(target))
+        if hit is not None:
+            return hit
+    return None
+
+
 def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *,
               keep_going: bool, jobs: int | None, portmap: PortMap,
               progress: Callable[[int, int], None] | None = None) -> tuple[str, bool]:
@@ -315,9 +328,7 @@ def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *
             continue
         f = _FAILED_RE.match(line)
         if f:
-            target = f.group(1).split(" ")[0]
-            target = target if os.path.isabs(target) else str(build_dir / target)
-            current = by_obj.get(os.path.normpath(target))
+            current = _failed_edge(f.group(1), build_dir, by_obj)
             if current is not None:
                 failed.add(current.obj)
             skip_command_line = True

@@ -390,6 +390,8 @@ def print_build_summary(b, console, title: str = "Build") -> None:
                           f"{first.where()}: {first.message}" if first else "")
         console.print(table)
     for f in [*b.files, *([b.link] if b.link else [])]:
+        if f.status == "failed" and not any(d.is_error for d in f.diagnostics):
+            _print_tail(console, f"{f.path}: failed; the compiler said:", f.output)
         for d in f.diagnostics:
             if not d.is_error:
                 continue
@@ -400,6 +402,15 @@ def print_build_summary(b, console, title: str = "Build") -> None:
                               soft_wrap=True)
     if b.link is not None and b.link.status == "ok":
         console.print(f"shared library: {b.link.obj}", highlight=False)
+    if not b.ok and not b.failed:
+        _print_tail(console, "no compile failed, but ninja did not finish; it said:", b.ninja_output)
+
+
+def _print_tail(console, title: str, text: str, lines: int = 20) -> None:
+    """Raw tool output, for a failure no diagnostic explains (never fail silently)."""
+    console.print(title, markup=False, highlight=False)
+    for line in text.strip().splitlines()[-lines:]:
+        console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def write_build_json(b, path: str) -> None:

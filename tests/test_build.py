@@ -95,6 +95,28 @@ def test_shared_memory_limit_fails_on_mp21_with_hint_and_passes_on_mp31(ported, 
     assert "--offload-arch=mp_22" in cmd and "--offload-arch=mp_31" in cmd
 
 
+def test_a_failure_under_a_folder_with_a_space_is_attributed_to_its_file(tmp_path):
+    shutil.copytree(BUILD_CASE, tmp_path / "my work" / "bc")
+    run_cli(tmp_path / "my work" / "bc", "-q", check=0)
+    report = tmp_path / "b.json"
+    proc = build(tmp_path / "my work" / "bc_musa", "--arch", "mp_21", "--keep-going",
+                 report=report)
+    assert proc.returncode == 1
+    status = {f["file"]: f["status"] for f in json.loads(report.read_text())["files"]}
+    assert status.pop("src/transpose.mu") == "failed"
+    assert set(status.values()) == {"ok"}
+    assert "src/transpose.mu" in proc.stdout and "hint [MP3001]" in proc.stdout
+
+
+def test_a_failure_without_a_diagnostic_shows_what_the_compiler_said(ported):
+    # A compiler that dies without a file:line message (a crash, a bad flag).
+    proc = build(ported, "--launcher", "sh -c 'echo internal compiler crash >&2; exit 3' --",
+                 "--only", "src/saxpy.mu")
+    assert proc.returncode == 1
+    assert "src/saxpy.mu: failed; the compiler said:" in proc.stdout
+    assert "internal compiler crash" in proc.stdout
+
+
 # 3. --keep-going, stopping at the first failure, exit codes
 
 def _break(ported: Path) -> None:
