@@ -2,12 +2,16 @@
 
 Same ninja-based runner as ``musa-port build``, with an nvcc profile: every ported
 ``.mu`` is compiled as CUDA (``-x cu``), and every ported C/C++ file too, with the shim
-folder first on the include path and its prelude force-included.
+folder first on the include path and its prelude force-included. Shim paths are
+given relative to the build folder, where ninja runs the compiles: nvcc splits
+-I/-include values at commas, and the user's folders may have them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,16 +127,43 @@ def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | Non
     tc = find_nvcc(opts.nvcc)
     mode = ["-c"] if opts.mode == "compile" else ["--ptx"]
     cmd = [tc.compiler, "-x", "cu", *mode, f"-std={opts.std}", f"-arch={opts.arch}",
-           "-isystem", str(shim_dir),
+           "-isystem", os.path.relpath(shim_dir, shim_dir.parent),
            *[f"-I{os.path.abspath(d)}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines],
            *opts.extra_flags]
     def prelude(rel: str) -> list[str]:
         external = graph.external(rel) if graph is not None else []
-        name = rel.replace("/", "__") + ".h"
-        return ["-include", str(write_prelude(shim_dir, name, external))]
+        path = write_prelude(shim_dir, _prelude_name(rel), external)
+        return ["-include", os.path.relpath(path, shim_dir.parent)]
 
     return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS,
+                   depfile_flags=_ptx_depfile_flags if opts.mode == "ptx" else _nvcc_depfile_flags,
                    per_file=prelude)
+
+
+def _prelude_name(rel: str) -> str:
+    """A file name for ``rel``'s prelude that nvcc takes as one path: nvcc splits the
+    values of -include and -I at commas."""
+    flat = rel.replace("/", "__")
+    safe = re.sub(r"[^\w.+-]", "_", flat)
+    if safe != flat:
+        safe += "-" + hashlib.sha1(rel.encode()).hexdigest()[:8]
+    return safe + ".h"
+
+
+def _nvcc_depfile_flags(obj: str, dep: str) -> list[str]:
+    return ["-MD", "-MF", dep]
+
+
+def _ptx_depfile_flags(obj: str, dep: str) -> list[str]:
+    """nvcc's own -MD runs a whole extra preprocessing pass (~4 s a file against the
+    torch headers, a fifth of the compile). With --ptx the only host-compiler call is
+    the device-side preprocessing, so it can write the depfile as it goes. -Xcompiler
+    splits on commas and nvcc runs its steps through a shell, so a path with a comma,
+    a space or a quote keeps nvcc's -MD. With -c the host compile gets -Xcompiler
+    flags too and would overwrite the depfile, so -c keeps -MD as well."""
+    if any(c in obj + dep for c in ", \t'\"$\\"):
+        return _nvcc_depfile_flags(obj, dep)
+    return [f"-Xcompiler=-MD,-MT,{obj},-MF,{dep}"]
 
 
 def verify(opts: VerifyOptions) -> BuildResult:

@@ -101,8 +101,10 @@ def test_verify_needs_a_ported_tree(tmp_path):
     assert proc.returncode == 2 and "not a musa-port output" in proc.stderr
 
 
-def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_includes, tmp_path):
-    out = tmp_path / "app_musa"
+@pytest.mark.parametrize("folder", ["plain", "with space, comma"])
+def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_includes, tmp_path,
+                                                                 folder):
+    out = tmp_path / folder / "app_musa"
     shutil.copytree(ported_app, out)
     report = tmp_path / "v.json"
 
