@@ -1,4 +1,4 @@
-"""Shared helpers: the fixture tree, the brief's mmcv ignores, running the CLI."""
+"""Shared helpers: the fixture tree, the brief's mmcv ignores, running the CLI, nvcc."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cuda_headers import find_nvcc
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -17,6 +18,27 @@ MMCV_RULES_JSON = FIXTURES / "mmcv_rules.json"
 MMCV_RULES_YAML = FIXTURES / "mmcv_rules.yaml"
 # The brief's ignores, as torch_musa users write them (paths under the tree).
 MMCV_IGNORES = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/mps", "pytorch/npu"]
+
+
+# CI must run the nvcc tests, never skip them: .ci/run sets this (and installs the
+# nvidia-cuda-nvcc wheel where the machine has no CUDA toolkit).
+REQUIRE_NVCC = os.environ.get("MUSA_PORT_REQUIRE_NVCC") == "1"
+
+
+def need_nvcc() -> Path:
+    """nvcc for the tests that compile: skip where there is none, fail in CI."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        why = "no nvcc (CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda, the nvidia-cuda-nvcc wheel)"
+        if REQUIRE_NVCC:
+            pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 says this machine must have one")
+        pytest.skip(why)
+    return nvcc
+
+
+@pytest.fixture(scope="session")
+def nvcc() -> Path:
+    return need_nvcc()
 
 
 def run_cli(*args, cwd=None, check=None) -> subprocess.CompletedProcess:

@@ -1,4 +1,4 @@
-"""Headers of the CUDA math libraries (cuBLAS, cuRAND, ...) and nvcc, for tests.
+"""Headers of the CUDA math libraries (cuBLAS, cuRAND, ...), of torch, and nvcc, for tests.
 
 The CUDA toolkit on the CI machines ships no cuBLAS or cuRAND headers, but the
 NVIDIA wheels on PyPI do (``nvidia-cublas``: ``nvidia/cu13/include/cublas_v2.h``;
@@ -46,6 +46,7 @@ MARKERS = {
     "nvidia-nvtx": ("nvtx3/nvToolsExt.h",),
     "nvidia-cuda-runtime": ("cuda_runtime.h",),
     "nvidia-cuda-cccl": ("cuda/std/version",),
+    "torch": ("ATen/ATen.h", "c10/cuda/CUDAGuard.h", "torch/extension.h"),
 }
 
 
@@ -162,6 +163,26 @@ def library_include_dirs(packages=DEFAULT_PACKAGES, download: bool = True) -> li
         if folder not in found:
             found.append(folder)
     return found
+
+
+def torch_include_dirs(version: str = "2.13.0") -> list[Path]:
+    """torch's C++ include folders (what ``torch.utils.cpp_extension.include_paths()``
+    gives): the installed torch's when it is ``version``, else the headers of its wheel,
+    downloaded once like the NVIDIA ones (``pip download torch==VERSION`` takes a local
+    CPU wheel where pip's find-links has one; the CPU wheel carries ATen/cuda and c10/cuda)."""
+    try:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed_version
+
+        have = installed_version("torch")
+    except (ImportError, PackageNotFoundError):
+        have = None
+    spec = importlib.util.find_spec("torch") if have else None
+    if have and have.split("+")[0] == version and spec is not None and spec.origin:
+        root = Path(spec.origin).parent / "include"
+    else:
+        [root] = library_include_dirs((f"torch=={version}",))
+    return [root, root / "torch" / "csrc" / "api" / "include"]
 
 
 def find_nvcc() -> Path | None:

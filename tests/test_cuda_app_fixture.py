@@ -1,9 +1,9 @@
 """fixtures/cuda_app: the unported CUDA program of the verify acceptance tests compiles with nvcc.
 
-Skipped only when no nvcc is found. The cuBLAS / cuRAND headers come from
-``cuda_headers.library_include_dirs()``; when they are not available locally yet
-(first run on a machine: a ~530 MB download), the tests that need them are marked
-``slow``.
+Skipped only when no nvcc is found (and never in CI: see conftest.need_nvcc). The
+cuBLAS / cuRAND headers come from ``cuda_headers.library_include_dirs()``; when they
+are not available locally yet (first run on a machine: a ~530 MB download), the tests
+that need them are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-from cuda_headers import find_nvcc, library_include_dirs
+from cuda_headers import library_include_dirs
 
 APP = FIXTURES / "cuda_app"
 SOURCES = ["src/gemm.cu", "src/main.cpp", "src/rng.cu", "src/saxpy.cu"]
-NVCC = find_nvcc()
 NVCC_FLAGS = ["-std=c++17", "-arch=sm_80", "-x", "cu", "-c"]
 
-needs_nvcc = pytest.mark.skipif(NVCC is None, reason="no nvcc (CUDA_HOME, PATH, /usr/local/cuda, wheel)")
+needs_nvcc = pytest.mark.usefixtures("nvcc")
 
 
 def _headers_local() -> bool:
@@ -93,9 +92,10 @@ def test_library_include_dirs_env_first(lib_includes, tmp_path, monkeypatch):
     assert dirs[0] == mine.resolve() and (dirs[1] / "curand_kernel.h").is_file()
 
 
-def _compile(src: str, out_dir: Path, includes: list[Path]) -> tuple[str, list[str], int, str]:
+def _compile(nvcc: Path, src: str, out_dir: Path, includes: list[Path]
+             ) -> tuple[str, list[str], int, str]:
     obj = out_dir / (Path(src).name + ".o")
-    cmd = [str(NVCC), *NVCC_FLAGS, *[f"-I{d}" for d in includes], str(APP / src), "-o", str(obj)]
+    cmd = [str(nvcc), *NVCC_FLAGS, *[f"-I{d}" for d in includes], str(APP / src), "-o", str(obj)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=out_dir)
     ok = proc.returncode == 0 and obj.is_file()
     return src, cmd, 0 if ok else (proc.returncode or 1), proc.stdout + proc.stderr
@@ -103,10 +103,10 @@ def _compile(src: str, out_dir: Path, includes: list[Path]) -> tuple[str, list[s
 
 @needs_nvcc
 @needs_headers
-def test_cuda_app_compiles_with_nvcc(lib_includes, tmp_path):
+def test_cuda_app_compiles_with_nvcc(nvcc, lib_includes, tmp_path):
     jobs = min(len(SOURCES), os.cpu_count() or 1)
     with ThreadPoolExecutor(jobs) as pool:
-        results = list(pool.map(lambda s: _compile(s, tmp_path, lib_includes), SOURCES))
+        results = list(pool.map(lambda s: _compile(nvcc, s, tmp_path, lib_includes), SOURCES))
     failed = [f"{' '.join(cmd)}\n{out}" for _, cmd, rc, out in results if rc]
     assert not failed, "\n\n".join(failed)
     # Warning-free (nvcc's own driver notes, e.g. on deprecated architectures, aside).

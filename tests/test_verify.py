@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, run_cli
-from cuda_headers import find_nvcc, library_include_dirs
+from cuda_headers import library_include_dirs
 
 CUDA_APP = FIXTURES / "cuda_app"
 
-pytestmark = pytest.mark.skipif(find_nvcc() is None, reason="no nvcc on this machine")
+pytestmark = pytest.mark.usefixtures("nvcc")
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,19 @@
-"""Issue 7, acceptance 3: the brief's mmcv port, compile-checked with nvcc through the shim
-against the CPU torch wheel's headers, compared with the unported originals compiled
-the same way.
+"""Issue 7, acceptance 3: the brief's mmcv port, compile-checked by `musa-port verify`
+with nvcc through the shim against the CPU torch wheel's headers, compared with the
+unported originals compiled the same way.
 
-It compiles 58 kernels twice (about 17-21 s each on 2 cores), so it runs only when
-MUSA_PORT_MMCV_VERIFY=1 (it does not fit CI's 20-minute budget yet).
+The bar: ported kernels that pass verify >= 95% of the original .cu files that compile
+unported. A kernel costs ~15-20 s of nvcc on the torch headers, so the originals are
+compiled only when the answer depends on them: if at least 95% of *all* kernels pass,
+the bar holds whatever number of originals compiles (that number is at most all of
+them). Otherwise, or with MUSA_PORT_MMCV_ORIGINALS=1, every original is compiled and
+both counts are compared. About 8 minutes on 2 cores; it runs in CI.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import subprocess
 import sys
@@ -16,20 +22,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import MMCV_RULES_JSON, run_cli
-from cuda_headers import find_nvcc, library_include_dirs
+from conftest import MMCV_RULES_JSON, need_nvcc, run_cli
+from cuda_headers import library_include_dirs, torch_include_dirs
 from sdist import extract_subtree, fetch_sdist
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(os.environ.get("MUSA_PORT_MMCV_VERIFY") != "1",
-                       reason="set MUSA_PORT_MMCV_VERIFY=1 (about 20 minutes on 2 cores)"),
-]
+pytestmark = pytest.mark.slow
 
 IGNORES = "common/mlu,common/mps,parrots,pytorch/mlu,pytorch/mps,pytorch/npu"
 # What torch's CUDAExtension passes; without them half types are ambiguous.
 TORCH_DEFINES = ["__CUDA_NO_HALF_OPERATORS__", "__CUDA_NO_HALF_CONVERSIONS__",
                  "__CUDA_NO_BFLOAT16_CONVERSIONS__", "__CUDA_NO_HALF2_OPERATORS__"]
+BAR = 0.95
 
 
 def _compat_headers(root: Path) -> Path:
@@ -43,40 +46,53 @@ def _compat_headers(root: Path) -> Path:
     return root
 
 
+def _count_originals(nvcc: Path, kernels: list[Path], src: Path, common: list[str],
+                     scratch: Path) -> int:
+    """How many unported kernels compile with nvcc --ptx, flags as verify's."""
+    def compiles(cu: Path) -> bool:
+        cmd = [str(nvcc), "-x", "cu", "--ptx", "-std=c++17", "-arch=sm_80",
+               *[f"-D{d}" for d in TORCH_DEFINES], "-DMMCV_WITH_CUDA",
+               *[f"-I{d}" for d in common], f"-I{src / 'common'}", f"-I{src / 'common/cuda'}",
+               str(cu), "-o", str(scratch / (cu.name + ".ptx"))]
+        return subprocess.run(cmd, capture_output=True).returncode == 0
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return sum(pool.map(compiles, kernels))
+
+
 def test_mmcv_port_verifies_as_well_as_the_original_compiles(tmp_path):
-    torch = pytest.importorskip("torch.utils.cpp_extension")
-    nvcc = find_nvcc()
-    assert nvcc is not None
+    nvcc = need_nvcc()
     src = extract_subtree(fetch_sdist("mmcv", "2.2.0"), "mmcv-2.2.0/mmcv/ops/csrc", tmp_path)
     run_cli(src, "--ignore", IGNORES, "--rule", MMCV_RULES_JSON, "-q", check=0)
     out = src.parent / "csrc_musa"
     libs = library_include_dirs(("nvidia-cublas", "nvidia-cusparse", "nvidia-cusolver"))
     common = [str(_compat_headers(tmp_path / "compat")), sysconfig.get_paths()["include"],
-              *torch.include_paths(), *map(str, libs)]
-
-    def original(cu: Path) -> bool:
-        cmd = [str(nvcc), "-x", "cu", "--ptx", "-std=c++17", "-arch=sm_80",
-               *[f"-D{d}" for d in TORCH_DEFINES], "-DMMCV_WITH_CUDA",
-               *[f"-I{d}" for d in common], f"-I{src / 'common'}", f"-I{src / 'common/cuda'}",
-               str(cu), "-o", str(tmp_path / (cu.name + ".ptx"))]
-        return subprocess.run(cmd, capture_output=True).returncode == 0
-
+              *map(str, torch_include_dirs("2.13.0")), *map(str, libs)]
     kernels = sorted((src / "pytorch/cuda").glob("*.cu"))
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        original_ok = sum(pool.map(original, kernels))
+    assert len(kernels) >= 50
 
     report = tmp_path / "verify.json"
-    args = ["verify", out, "--mode", "ptx", "--only", "pytorch/cuda/*.mu", "--report-json", report,
-            "-D", "MMCV_WITH_MUSA", *[a for d in TORCH_DEFINES for a in ("-D", d)],
+    args = ["verify", out, "--mode", "ptx", "--only", "pytorch/cuda/*.mu", "--nvcc", nvcc,
+            "--report-json", report, "-D", "MMCV_WITH_MUSA",
+            *[a for d in TORCH_DEFINES for a in ("-D", d)],
             *[a for d in [*common, str(out / "common"), str(out / "common/cuda")]
               for a in ("-I", d)]]
-    subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)], capture_output=True)
-    import json
-
+    proc = subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)],
+                          capture_output=True, text=True)
     data = json.loads(report.read_text())
+    assert data["totals"]["files"] == len(kernels), proc.stdout + proc.stderr
     ported_ok = data["totals"]["ok"]
-    print(f"mmcv pytorch/cuda: {len(kernels)} kernels; originals compile: {original_ok}; "
-          f"ported pass verify: {ported_ok}")
-    assert data["totals"]["files"] == len(kernels)
-    assert original_ok > 0.8 * len(kernels)
-    assert ported_ok >= 0.95 * original_ok
+    failed = [f["file"] for f in data["files"] if f["status"] != "ok"]
+
+    if ported_ok >= math.ceil(BAR * len(kernels)) and os.environ.get(
+            "MUSA_PORT_MMCV_ORIGINALS") != "1":
+        originals = f"not compiled (at most {len(kernels)}; {ported_ok} >= {BAR:.0%} of that)"
+    else:
+        original_ok = _count_originals(nvcc, kernels, src, common, tmp_path)
+        originals = str(original_ok)
+        assert original_ok > 0, "no original compiles: the header set is broken"
+        assert ported_ok >= BAR * original_ok, (
+            f"{ported_ok} ported pass, {original_ok} originals compile; failed: {failed}\n"
+            + proc.stdout[-5000:])
+    print(f"mmcv pytorch/cuda: {len(kernels)} kernels; ported pass verify: {ported_ok}; "
+          f"originals compile: {originals}; failed: {failed}")
