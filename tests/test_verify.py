@@ -13,7 +13,7 @@ from cuda_headers import library_include_dirs
 
 CUDA_APP = FIXTURES / "cuda_app"
 
-pytestmark = pytest.mark.usefixtures("nvcc")
+needs_nvcc = pytest.mark.usefixtures("nvcc")
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,7 @@ def _verify(out: Path, lib_includes, *extra, report=None):
     return run_cli(*args)
 
 
+@needs_nvcc
 def test_ported_app_passes_verify(ported_app, lib_includes, tmp_path):
     report = tmp_path / "v.json"
     proc = _verify(ported_app, lib_includes, report=report)
@@ -49,6 +50,7 @@ def test_ported_app_passes_verify(ported_app, lib_includes, tmp_path):
     assert (shim / "musa_runtime.h").is_file() and (shim / "mublas.h").is_file()
 
 
+@needs_nvcc
 @pytest.mark.parametrize("sabotage, line_of, message", [
     # A corrupted identifier: what a naive `cu -> mu` does to `Accumulate`.
     ("corrupt", "Acmumulate", "Acmumulate"),
@@ -101,6 +103,7 @@ def test_verify_needs_a_ported_tree(tmp_path):
     assert proc.returncode == 2 and "not a musa-port output" in proc.stderr
 
 
+@needs_nvcc
 @pytest.mark.parametrize("folder", ["plain", "with space, comma"])
 def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_includes, tmp_path,
                                                                  folder):
