@@ -15,6 +15,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -273,14 +274,21 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
 def write_if_changed(path: Path, text: str) -> None:
     """Keep the mtime of an unchanged generated file: ninja re-reads a changed
     build.ninja and re-compiles whatever depends on a changed shim header."""
+    data = text.encode()
     try:
-        if path.read_text() == text:
+        if path.read_bytes() == data:
             return
     except OSError:
         pass  # no previous file: write it
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide a generated file from others
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _failed_edge(outputs: str, build_dir: Path, by_obj: dict[str, FileBuild]

@@ -315,8 +315,9 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
 @click.option("--nvcc", metavar="PATH", help="The nvcc to use (default: $CUDA_HOME, $CUDA_PATH, "
               "PATH, /usr/local/cuda/bin/nvcc, the nvidia-cuda-nvcc wheel).")
 @click.option("--mode", type=click.Choice(["ptx", "compile"]), default="compile",
-              show_default=True, help="compile: nvcc -c (host and device); ptx: device code "
-              "only, faster.")
+              show_default=True, help="compile: nvcc -c (host and device code generated); "
+              "ptx: stop at PTX, faster; nvcc's front end still checks host code, "
+              "except code under #ifndef __CUDA_ARCH__.")
 @click.option("--arch", default="sm_80", show_default=True, help="The CUDA arch to check with.")
 @_build_options
 def verify_cmd(out, nvcc, mode, arch, include_dirs, defines, std, jobs, keep_going, only,

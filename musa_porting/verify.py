@@ -27,6 +27,7 @@ from .toolchain import find_nvcc
 from .walker import DEFAULT_SOURCE_EXTENSIONS
 
 MODES = ("ptx", "compile")
+_SHELL_SAFE = re.compile(r"[\w./+@%=:-]+", re.ASCII)
 
 
 @dataclass
@@ -158,10 +159,10 @@ def _ptx_depfile_flags(obj: str, dep: str) -> list[str]:
     """nvcc's own -MD runs a whole extra preprocessing pass (~4 s a file against the
     torch headers, a fifth of the compile). With --ptx the only host-compiler call is
     the device-side preprocessing, so it can write the depfile as it goes. -Xcompiler
-    splits on commas and nvcc runs its steps through a shell, so a path with a comma,
-    a space or a quote keeps nvcc's -MD. With -c the host compile gets -Xcompiler
-    flags too and would overwrite the depfile, so -c keeps -MD as well."""
-    if any(c in obj + dep for c in ", \t'\"$\\"):
+    splits on commas and nvcc runs its steps through a shell without quoting them, so
+    a path with anything but plain characters keeps nvcc's -MD. With -c the host compile
+    gets -Xcompiler flags too and would overwrite the depfile, so -c keeps -MD as well."""
+    if not _SHELL_SAFE.fullmatch(obj + dep):
         return _nvcc_depfile_flags(obj, dep)
     return [f"-Xcompiler=-MD,-MT,{obj},-MF,{dep}"]
 

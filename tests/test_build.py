@@ -285,3 +285,17 @@ def test_summary_table_lists_every_file_with_status(ported):
             if line.startswith("| src/")}
     assert rows == {"src/host.cpp": "ok", "src/saxpy.mu": "ok", "src/scale.mu": "ok",
                     "src/transpose.mu": "failed"}
+
+
+def test_generated_files_replace_garbage_and_leave_no_temp_files(tmp_path):
+    from musa_porting.build import write_if_changed
+
+    target = tmp_path / "build.ninja"
+    target.write_bytes(b"\xff\xfe not utf-8")  # e.g. a file clobbered by another tool
+    write_if_changed(target, "rule cc\n")
+    assert target.read_text() == "rule cc\n"
+    before = target.stat().st_mtime_ns
+    time.sleep(0.01)
+    write_if_changed(target, "rule cc\n")
+    assert target.stat().st_mtime_ns == before  # unchanged: not rewritten
+    assert [p.name for p in tmp_path.iterdir()] == ["build.ninja"]

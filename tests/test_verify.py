@@ -104,7 +104,7 @@ def test_verify_needs_a_ported_tree(tmp_path):
 
 
 @needs_nvcc
-@pytest.mark.parametrize("folder", ["plain", "with space, comma"])
+@pytest.mark.parametrize("folder", ["plain", "with space, comma", "v(1)&more"])
 def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_includes, tmp_path,
                                                                  folder):
     out = tmp_path / folder / "app_musa"
