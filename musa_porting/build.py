@@ -34,6 +34,11 @@ _STATUS_RE = re.compile(r"^@@musa-port\[(\d+)/(\d+)\] (.*)$")
 _FAILED_RE = re.compile(r"^FAILED: (?:\[code=\d+\] )?(.*?)\s*$")
 
 
+def gcc_depfile_flags(obj: str, dep: str) -> list[str]:
+    """The depfile flags of gcc, clang, mcc and nvcc alike."""
+    return ["-MD", "-MF", dep]
+
+
 @dataclass
 class Profile:
     """How one compiler is called. Commands are argv prefixes; the driver appends the
@@ -46,8 +51,7 @@ class Profile:
     link_libs: list[str] = field(default_factory=list)
     device_exts: tuple[str, ...] = (".mu",)
     host_exts: tuple[str, ...] = HOST_EXTS
-    depfile_flags: Callable[[str, str], list[str]] = field(
-        default=lambda obj, dep: ["-MD", "-MF", dep])  # (object, depfile) -> flags
+    depfile_flags: Callable[[str, str], list[str]] = gcc_depfile_flags  # (obj, depfile) -> flags
     per_file: Callable[[str], list[str]] | None = None  # extra flags for one file (by rel)
 
 

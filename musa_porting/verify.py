@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import lexer
-from .build import BUILD_DIR_NAME, HOST_EXTS, BuildOptions, BuildResult, Profile, build
+from .build import (
+    BUILD_DIR_NAME,
+    HOST_EXTS,
+    BuildOptions,
+    BuildResult,
+    Profile,
+    build,
+    gcc_depfile_flags,
+)
 from .errors import PortError
 from .includes import IncludeResolver
 from .manifest import MANIFEST_NAME, load_manifest
@@ -137,7 +145,7 @@ def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | Non
         return ["-include", os.path.relpath(path, shim_dir.parent)]
 
     return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS,
-                   depfile_flags=_ptx_depfile_flags if opts.mode == "ptx" else _nvcc_depfile_flags,
+                   depfile_flags=_ptx_depfile_flags if opts.mode == "ptx" else gcc_depfile_flags,
                    per_file=prelude)
 
 
@@ -151,10 +159,6 @@ def _prelude_name(rel: str) -> str:
     return safe + ".h"
 
 
-def _nvcc_depfile_flags(obj: str, dep: str) -> list[str]:
-    return ["-MD", "-MF", dep]
-
-
 def _ptx_depfile_flags(obj: str, dep: str) -> list[str]:
     """nvcc's own -MD runs a whole extra preprocessing pass (~4 s a file against the
     torch headers, a fifth of the compile). With --ptx the only host-compiler call is
@@ -163,7 +167,7 @@ def _ptx_depfile_flags(obj: str, dep: str) -> list[str]:
     a path with anything but plain characters keeps nvcc's -MD. With -c the host compile
     gets -Xcompiler flags too and would overwrite the depfile, so -c keeps -MD as well."""
     if not _SHELL_SAFE.fullmatch(obj + dep):
-        return _nvcc_depfile_flags(obj, dep)
+        return gcc_depfile_flags(obj, dep)
     return [f"-Xcompiler=-MD,-MT,{obj},-MF,{dep}"]
 
 
