@@ -192,6 +192,15 @@ def test_the_briefs_facts_are_in_the_tables(ruleset):
         "<nccl.h>": "<mccl.h>", "<curand_kernel.h>": "<murand_kernel.h>",
         "<ATen/cuda/CUDAContext.h>": '"torch_musa/csrc/aten/musa/MUSAContext.h"',
         "at::cuda": "at::musa", "getCurrentCUDAStream": "getCurrentMUSAStream",
+        # The rest of the brief's examples, each as the brief writes it.
+        "nppiResize": "mtppiResize", "cublasLt": "mublasLt", "cublasLtHandle_t": "mublasLtHandle_t",
+        "<cuda_runtime_api.h>": "<musa_runtime_api.h>", "<cuda.h>": "<musa.h>",
+        "<cuda_fp16.h>": "<musa_fp16.h>", "<cuda_bf16.h>": "<musa_bf16.h>",
+        "<cuda_fp8.h>": "<musa_fp8.h>", "<cublas.h>": "<mublas.h>", "<cusparse.h>": "<musparse.h>",
+        "<cufft.h>": "<mufft.h>", "<cudnn.h>": "<mudnn.h>",
+        "<c10/cuda/CUDAGuard.h>": '"torch_musa/csrc/core/MUSAGuard.h"',
+        "c10::cuda": "c10::musa", "CUDAGuard": "MUSAGuard", "OptionalCUDAGuard": "OptionalMUSAGuard",
+        ".is_cuda()": ".is_privateuseone()", "at::kCUDA": "at::kPrivateUse1",
     }
     got = {k: ruleset.rules[k].value if k in ruleset.rules else None for k in facts}
     assert got == facts

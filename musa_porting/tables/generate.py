@@ -544,10 +544,9 @@ def build_family(fam: Family, hs: HeaderSet, owned: set[str]) -> Table | None:
         _plain_pfn(entries, kinds, prefixes)
     if fam.name == "npp":
         _npp_legacy(entries, kinds, owned)
-    if fam.name == "fp16_bf16":
-        for item in irregular.FP16_BF16:
-            entries[item.cuda] = _entry(item.musa, item.status, item.note, fam.default_status)
-            kinds.setdefault(item.cuda, "type")
+    for item in irregular.FAMILY_NAMES.get(fam.name, ()):
+        entries[item.cuda] = _entry(item.musa, item.status, item.note, fam.default_status)
+        kinds.setdefault(item.cuda, item.kind)
     return Table(fam.name, fam.title, fam.default_status, _source(hs, headers), entries, kinds, headers)
 
 
@@ -663,7 +662,8 @@ def build_all(hs: HeaderSet, partial: bool = False) -> dict[str, Table]:
     """Every table, keyed by family (files are written in this order)."""
     macros = _curated(irregular.MACROS)
     pytorch = _curated(irregular.PYTORCH)
-    owned: set[str] = set(macros) | set(pytorch) | {i.cuda for i in irregular.FP16_BF16}
+    owned: set[str] = set(macros) | set(pytorch) | {
+        i.cuda for names in irregular.FAMILY_NAMES.values() for i in names}
     tables: dict[str, Table] = {}
     missing = []
     for fam in FAMILIES:

@@ -7,7 +7,7 @@ headers alone:
 
 - ``PREFIXES``: the prefix pairs themselves, per family (``nccl -> mccl`` and
   ``npp -> mtpp`` are not a ``cu -> mu`` swap);
-- ``FP16_BF16``, ``HEADERS``, ``MACROS``, ``PYTORCH``: whole names.
+- ``FP16_BF16``, ``BRIEF_PREFIX_EXAMPLES``, ``HEADERS``, ``MACROS``, ``PYTORCH``: whole names.
 
 Every item carries ``source``, one line saying where the fact comes from. "BRIEF"
 is the product brief (``shared/docs/BRIEF.md``, "MUSA facts"), which records names
@@ -32,6 +32,7 @@ class Name:
     note: str = ""  # shown to users: written to the table entry
     # When several CUDA names map to one MUSA name, the one `musa-port --reverse` restores.
     primary: bool = False
+    kind: str = "type"  # function, type, constant or macro: for coverage.md's counts
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,19 @@ FP16_BF16 = (
 # Names with the nv_ prefix that must keep their names: the fp16 types (BRIEF: __half,
 # half2 keep their names; nv_half is cuda_fp16.h's alias of __half).
 FP16_KEEP_PATTERN = r"^(?:__)?nv_half"
+
+# Names the brief writes out that no header declares as such: the prefix examples
+# themselves. They are whole identifiers code may use (a wrapper named like the API,
+# a macro), and a user trying the brief's example expects them to port.
+BRIEF_PREFIX_EXAMPLES = {
+    "cublas": (Name("cublasLt", "mublasLt", f"{BRIEF_NAMING}: also cublasLt -> mublasLt"),),
+    "npp": (Name("nppiResize", "mtppiResize", f"{BRIEF_NAMING}: npp -> mtpp (nppiResize -> mtppiResize)",
+                 kind="function",
+                 note="the brief's example; NPP's own functions are nppiResize_<type>_<channels>"),),
+}
+
+# Whole names added to a family after its headers are read, by family.
+FAMILY_NAMES = {"fp16_bf16": FP16_BF16, **BRIEF_PREFIX_EXAMPLES}
 
 HEADERS = (
     Name("cuda_runtime.h", "musa_runtime.h", BRIEF_HEADERS),
