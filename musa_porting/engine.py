@@ -41,15 +41,26 @@ class Edit:
     rule: object = None  # the Rule that produced it (or None for include renames)
 
 
+_END = object()  # in a trie node: the key that ends here (its value: what kind of end)
+
+
+def _trie_insert(root: dict, key: bytes, mark: object, *, replace: bool = True) -> None:
+    """Add ``key`` to a byte trie, marking its last node with ``mark``."""
+    node = root
+    for byte in key:
+        node = node.setdefault(byte, {})
+    if replace:
+        node[_END] = mark
+    else:
+        node.setdefault(_END, mark)
+
+
 def _trie_pattern(keys: Sequence[bytes]) -> bytes:
     """Build a backtracking regex equivalent to leftmost-longest over ``keys``."""
     root: dict = {}
-    end = object()
+    end = _END
     for key in keys:
-        node = root
-        for byte in key:
-            node = node.setdefault(byte, {})
-        node[end] = True
+        _trie_insert(root, key, True)
 
     def emit(node: dict, depth: int, prev: int | None) -> bytes:
         branches = []
@@ -173,17 +184,11 @@ def _word_regex(words: Mapping[bytes, object]) -> re.Pattern[bytes]:
         else:
             prefixes.add(k[:_PREFIX])
     root: dict = {}
-    end = object()
+    end = _END
     for p in prefixes:
-        node = root
-        for b in p:
-            node = node.setdefault(b, {})
-        node[end] = "prefix"
+        _trie_insert(root, p, "prefix")
     for k in short:
-        node = root
-        for b in k:
-            node = node.setdefault(b, {})
-        node.setdefault(end, "word")
+        _trie_insert(root, k, "word", replace=False)  # a prefix node already matches it
 
     def emit(node: dict, depth: int) -> bytes:
         branches = []
