@@ -11,11 +11,11 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "PortError": "errors",
-    "PortOptions": "porter",
-    "PortResult": "porter",
-    "port_tree": "porter",
+    "PortOptions": "tree.options",
+    "PortResult": "tree.result",
+    "port_tree": "tree.porter",
     "SimplePorting": "simple_porting",
-    "port_text": "text",
+    "port_text": "port.text",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -20,7 +20,9 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from .errors import PortError
-from .porter import PortOptions, PortResult, port_tree
+from .tree.options import PortOptions
+from .tree.porter import port_tree
+from .tree.result import PortResult
 
 
 def _ignore_pattern(cuda_dir: str, path: str) -> str:
@@ -84,7 +86,7 @@ class SimplePorting:
         """Port ``cuda_dir_path`` into ``<cuda_dir_path>_musa``."""
         result = port_tree(self.options())
         if not self.quiet:
-            from .report import total_line
+            from .report.summary import total_line
 
             for w in result.warnings:
                 print(w, file=sys.stderr)

@@ -262,7 +262,7 @@ def test_relative_include_dirs_work_from_the_callers_folder(ported, tmp_path, mo
 
 
 def test_hints_for_clang_and_nvcc_diagnostics():
-    from musa_porting.compile_diags import parse
+    from musa_porting.compile.diagnostics import parse
 
     out = ("k.mu:3:5: error: double precision is not supported when compiling for mp_21\n"
            "k.mu:9:1: warning: unused variable 'x' [-Wunused-variable]\n"
@@ -288,7 +288,7 @@ def test_summary_table_lists_every_file_with_status(ported):
 
 
 def test_generated_files_replace_garbage_and_leave_no_temp_files(tmp_path):
-    from musa_porting.build import write_if_changed
+    from musa_porting.compile.ninja import write_if_changed
 
     target = tmp_path / "build.ninja"
     target.write_bytes(b"\xff\xfe not utf-8")  # e.g. a file clobbered by another tool

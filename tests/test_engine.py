@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from musa_porting.engine import Matcher, rewrite
+from musa_porting.port.engine import Matcher, rewrite
 
 
 def port(text: str | bytes, rules: dict[str, str]) -> bytes:

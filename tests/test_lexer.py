@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from musa_porting import lexer
-from musa_porting.engine import Matcher
-from musa_porting.fileport import port_bytes
+from musa_porting.port import lexer
+from musa_porting.port.cxx import port_bytes
+from musa_porting.port.engine import Matcher
 
 RULES = Matcher({"cudaFree": "musaFree", "\"cuda_runtime.h\"": "\"musa_runtime.h\""})
 

@@ -7,7 +7,7 @@ import string
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from musa_porting.engine import IDENT_BYTES, Matcher, rewrite
+from musa_porting.port.engine import IDENT_BYTES, Matcher, rewrite
 from musa_porting.rules import build_ruleset
 
 IDENT_CHARS = string.ascii_letters + string.digits + "_"

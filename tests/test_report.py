@@ -13,7 +13,7 @@ import pytest
 from conftest import FIXTURES, MMCV_IGNORES, MMCV_RULES_JSON, ROOT, run_cli, snapshot
 
 REPORT_CASE = FIXTURES / "report_case"
-SCHEMA = ROOT / "musa_porting" / "schemas" / "report.schema.json"
+SCHEMA = ROOT / "musa_porting" / "report" / "schemas" / "report.schema.json"
 
 
 def _without(snap: dict, prefixes) -> dict:
@@ -241,7 +241,7 @@ def test_report_files_lists_each_file(planted):
 def test_progress_bar_only_on_a_terminal():
     from rich.console import Console
 
-    from musa_porting.cli import _progress
+    from musa_porting.cli.common import progress_bar as _progress
 
     assert _progress(Console(file=io.StringIO(), force_terminal=False)) is None
     assert _progress(Console(file=io.StringIO(), force_terminal=True)) is not None

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from musa_porting import port_text
-from musa_porting.engine import Matcher, rewrite
+from musa_porting.port.engine import Matcher, rewrite
 from musa_porting.rules import build_ruleset, default_mapping_dir, load_mapping_dir
 from musa_porting.tables import generate
 from musa_porting.tables.scan import scan_text

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_cli, snapshot
 
 from musa_porting import PortError, PortOptions, port_tree
-from musa_porting.manifest import MANIFEST_NAME
+from musa_porting.tree.manifest import MANIFEST_NAME
 
 
 def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:

@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from .build import write_if_changed
-from .rules import RuleSet
+from ..rules import RuleSet
+from .ninja import write_if_changed
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAMESPACE = re.compile(r"([A-Za-z_]\w*)::([A-Za-z_]\w*)")

@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PortError
+from ..errors import PortError
 
 
 @dataclass(frozen=True)

@@ -16,23 +16,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import lexer
-from .build import (
-    BUILD_DIR_NAME,
-    HOST_EXTS,
-    BuildOptions,
-    BuildResult,
-    Profile,
-    build,
-    gcc_depfile_flags,
-)
-from .errors import PortError
-from .includes import IncludeResolver
-from .manifest import MANIFEST_NAME, load_manifest
-from .rules import build_ruleset
+from ..errors import PortError
+from ..port import lexer
+from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
+from ..port.includes import IncludeResolver
+from ..rules import build_ruleset
+from ..tree.manifest import MANIFEST_NAME, load_manifest
+from .build import BUILD_DIR_NAME, BuildOptions, build
+from .profile import HOST_EXTS, Profile, gcc_depfile_flags
+from .result import BuildResult
 from .shim import generate, write_prelude
 from .toolchain import find_nvcc
-from .walker import DEFAULT_SOURCE_EXTENSIONS
 
 MODES = ("ptx", "compile")
 _SHELL_SAFE = re.compile(r"[\w./+@%=:-]+", re.ASCII)

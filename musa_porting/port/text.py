@@ -11,9 +11,9 @@ from collections.abc import Mapping, Set
 from functools import lru_cache
 from typing import overload
 
+from ..rules import build_ruleset
+from .cxx import port_bytes
 from .engine import Edit, Matcher
-from .fileport import port_bytes
-from .rules import build_ruleset
 
 
 @lru_cache(maxsize=1)

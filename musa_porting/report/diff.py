@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from .porter import DiffItem
+from ..tree.result import DiffItem
 
 CONTEXT = 3
 

@@ -15,13 +15,6 @@ from dataclasses import dataclass
 
 import pathspec
 
-DEFAULT_SOURCE_EXTENSIONS = (
-    ".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
-    ".inl", ".inc", ".ipp", ".tpp", ".mu", ".muh",
-)
-RENAMES = {".cu": ".mu", ".cuh": ".muh"}
-REVERSE_RENAMES = {".mu": ".cu", ".muh": ".cuh"}
-
 
 @dataclass(frozen=True)
 class Entry:
@@ -32,13 +25,6 @@ class Entry:
     mode: int
     size: int
     mtime_ns: int
-
-
-def ported_name(rel: str, renames: dict[str, str] = RENAMES) -> str:
-    """``a/b.cu`` -> ``a/b.mu``; other names are kept."""
-    root, ext = os.path.splitext(rel)
-    new = renames.get(ext)
-    return root + new if new else rel
 
 
 def normalize_patterns(patterns: Iterable[str]) -> list[str]:

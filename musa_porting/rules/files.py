@@ -1,103 +1,19 @@
-"""Loading rules: the default tables, a torch_musa mapping folder, user rule files.
+"""Reading one rule file: flat or rich JSON, or YAML, with file:line:col errors.
 
-Every rule remembers where it came from (file and line) so that errors and reports
-can point at it. User rules always win over default tables for the same key, and a
-later user file wins over an earlier one: torch_musa silently did the opposite.
+Every rule remembers its file and line so that errors and reports can point at it.
+JSON is parsed twice only for user files: ``json.loads`` decides validity (and gives
+its own line and column on a syntax error), then a small scanner records where each
+key sits, which ``json`` does not expose.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
-from .errors import PortError
-
-STATUSES = ("supported", "unsupported", "unknown")
-USER_FAMILY = "user"
-
-
-class Rule(NamedTuple):
-    """One literal rule. ``value`` is None for a known CUDA name with no MUSA form.
-
-    A NamedTuple, not a dataclass: the default tables hold tens of thousands of rules
-    and building them is on the start-up path of every port.
-    """
-
-    key: str
-    value: str | None
-    family: str
-    status: str = "supported"
-    source: str = ""
-    line: int | None = None
-    note: str = ""
-    primary: bool = False  # the CUDA name --reverse picks when several map to one MUSA name
-
-    @property
-    def is_user(self) -> bool:
-        return self.family == USER_FAMILY
-
-
-@dataclass(frozen=True)
-class Reversed:
-    """A rule of the inverted tables (MUSA -> CUDA), for ``--reverse``."""
-
-    key: str
-    value: str
-    family: str
-    forward: Rule
-
-
-@dataclass
-class RuleSet:
-    """The active rules after merging, keyed by CUDA name."""
-
-    rules: dict[str, Rule] = field(default_factory=dict)
-    sources: list[str] = field(default_factory=list)
-    families: dict[str, bool] = field(default_factory=dict)  # family -> enabled
-    disabled: set[str] = field(default_factory=set)
-
-    def rewriting(self) -> dict[str, Rule]:
-        """Rules the engine applies: those with a replacement, in enabled families."""
-        off = self.disabled
-        return {k: r for k, r in self.rules.items()
-                if r.value is not None and (r.family not in off or r.is_user)}
-
-    def reversed(self) -> dict[str, Reversed]:
-        """The inverted rules. Where several CUDA names map to one MUSA name, the one
-        marked ``primary`` in its table wins; failing that the shortest, then the first
-        in sort order (so the choice is documented and stable)."""
-        best: dict[str, Rule] = {}
-        for r in self.rewriting().values():
-            if r.value == r.key:
-                continue
-            cur = best.get(r.value)  # type: ignore[arg-type]
-            if cur is None or (r.primary, -len(r.key), _neg(r.key)) > \
-                    (cur.primary, -len(cur.key), _neg(cur.key)):
-                best[r.value] = r  # type: ignore[index]
-        return {v: Reversed(v, r.key, r.family, r) for v, r in sorted(best.items())}
-
-    def __len__(self) -> int:
-        return len(self.rules)
-
-
-def _neg(text: str) -> tuple[int, ...]:
-    """Sorts strings in reverse order inside a max() comparison."""
-    return tuple(-ord(c) for c in text)
-
-
-def default_mapping_dir() -> Path:
-    """The tables shipped with the package (wheel) or beside it (source checkout)."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "mapping", here.parent / "mapping"):
-        if candidate.is_dir():
-            return candidate
-    raise PortError(f"default mapping tables not found (looked in {here / 'mapping'} "
-                    f"and {here.parent / 'mapping'}); reinstall musa-port")
-
+from ..errors import PortError
+from .model import STATUSES, USER_FAMILY, Rule
 
 # --- positions in JSON -------------------------------------------------------------
 
@@ -317,97 +233,3 @@ def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> l
                           note if isinstance(note, str) else "", attrs.get("primary") is True))
     return rules
 
-
-def _load_shipped_table(path: Path) -> tuple[list[Rule], str, bool]:
-    """A table shipped with musa-port: parsed without the per-key checks, which the
-    test suite runs over every shipped table instead (tests/test_tables.py)."""
-    data = json.loads(path.read_bytes())
-    source = str(path)
-    if not isinstance(data.get("entries"), dict):
-        return [Rule(k, v, path.stem, "supported", source) for k, v in data.items()], \
-            path.stem, True
-    fam = data.get("family", path.stem)
-    status = data.get("default_status", "supported")
-    rules = []
-    for key, val in data["entries"].items():
-        if isinstance(val, str):
-            rules.append(Rule(key, val, fam, status, source))
-        else:
-            rules.append(Rule(key, val.get("musa"), fam, val.get("status", status), source, None,
-                              val.get("note", ""), val.get("primary") is True))
-    return rules, fam, data.get("enabled", True)
-
-
-def load_tables(directory: str | os.PathLike) -> tuple[list[Rule], dict[str, bool]]:
-    """Every ``*.json`` table in a folder, in name order (ours or torch_musa's), and
-    each family with whether it is on by default (a table may say ``"enabled": false``)."""
-    d = Path(directory)
-    if not d.is_dir():
-        raise PortError("mapping folder not found", str(d))
-    shipped = d.resolve() == default_mapping_dir().resolve()
-    rules: list[Rule] = []
-    families: dict[str, bool] = {}
-    for path in sorted(d.glob("*.json")):
-        if shipped:
-            loaded, fam, enabled = _load_shipped_table(path)
-            rules.extend(loaded)
-            families[fam] = enabled
-            continue
-        meta: dict[str, bool] = {}
-        loaded = load_rule_file(path, family=path.stem, positions=False, meta=meta)
-        rules.extend(loaded)
-        families.update(meta or {path.stem: True})
-    return rules, families
-
-
-def load_mapping_dir(directory: str | os.PathLike) -> list[Rule]:
-    """Every rule of the tables in a folder."""
-    return load_tables(directory)[0]
-
-
-def build_ruleset(
-    *,
-    rule_files: Iterable[str | os.PathLike] = (),
-    inline_rules: Mapping[str, str] | None = None,
-    default_rules: bool = True,
-    mapping_dir: str | os.PathLike | None = None,
-    disable_families: Iterable[str] = (),
-    enable_families: Iterable[str] = (),
-) -> RuleSet:
-    """Merge default tables and user rules: user over default, later over earlier.
-
-    ``disable_families`` switches table families off by name (their names are then
-    reported as unported CUDA APIs, not rewritten); ``enable_families`` switches on
-    families that are off by default. User rules are never switched off.
-    """
-    rs = RuleSet()
-    # A mapping folder of the user's replaces the default tables; without one,
-    # default_rules=False means user rules only (torch_musa's drop_default_mapping).
-    d = Path(mapping_dir) if mapping_dir is not None else (
-        default_mapping_dir() if default_rules else None)
-    if d is not None:
-        rules, families = load_tables(d)
-        for rule in rules:
-            rs.rules[rule.key] = rule
-        rs.families = families
-        rs.sources.append(str(d))
-    for name in [*disable_families, *enable_families]:
-        if name not in rs.families:
-            known = ", ".join(sorted(rs.families)) or "none (no tables loaded)"
-            raise PortError(f"unknown rule family {name!r}; families: {known}")
-    rs.disabled = {f for f, on in rs.families.items() if not on}
-    rs.disabled -= set(enable_families)
-    rs.disabled |= set(disable_families)
-    for path in rule_files:
-        for rule in load_rule_file(path):
-            rs.rules[rule.key] = rule
-        rs.sources.append(str(path))
-    if inline_rules:
-        for key, value in inline_rules.items():
-            if not isinstance(key, str) or not key:
-                raise PortError("mapping_rule keys must be non-empty strings")
-            if not isinstance(value, str) or not value:
-                raise PortError(f"mapping_rule value for {key!r} must be a non-empty string")
-            rs.rules[key] = Rule(key, value, USER_FAMILY, source="mapping_rule")
-        rs.sources.append("mapping_rule")
-    return rs

@@ -1,0 +1,88 @@
+"""Finding kinds and findings: each has a stable ID (documented in the README) so that
+CI can suppress or gate on it. A new finding ID is added to ``CHECKS`` here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..errors import PortError
+
+
+@dataclass(frozen=True)
+class Check:
+    """A diagnostic kind: stable ID, short name, level, and what it means."""
+
+    id: str
+    name: str
+    level: str  # SARIF levels: "error", "warning", "note"
+    residual: bool  # counts as a residual (--check, conversion rate)
+    description: str
+    example: str
+
+
+CHECKS: dict[str, Check] = {c.id: c for c in (
+    Check("MP1001", "unported-cuda-api", "error", True,
+          "A CUDA API that the tables know has no MUSA equivalent (or whose family is "
+          "disabled) is still used.", "cudaGLSetGLDevice(0);"),
+    Check("MP1002", "unknown-cuda-name", "warning", True,
+          "An identifier that looks like CUDA (cuda*, CUDA*, cu[A-Z]*, CU_*, CU[a-z]*, "
+          "cublas*, nccl*, __nv*, NV*, ...) is not in any table: add a rule, or --keep it.",
+          "cudaFooBar(x);"),
+    Check("MP1003", "cuda-header", "error", True,
+          "An #include still names a CUDA header that is not a file of the tree.",
+          "#include <cuda_gl_interop.h>"),
+    Check("MP2001", "inline-ptx", "warning", False,
+          "Inline assembly (PTX) does not run on MUSA.", 'asm volatile("bar.sync 0;");'),
+    Check("MP2002", "warp-size-32", "warning", False,
+          "Code assumes a warp of 32 lanes (full 32-bit lane masks, & 31, a 32 warp "
+          "constant); MUSA warps are 128 wide on mp_21/mp_22.",
+          "__shfl_down_sync(0xffffffff, v, 16);"),
+    Check("MP2003", "version-comparison", "warning", False,
+          "A CUDA version or architecture number is compared after renaming: MUSA's "
+          "values differ (MUSA_VERSION 50200, __MUSA_ARCH__ 210/220/310).",
+          "#if MUSA_VERSION >= 12080"),
+)}
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, placed in the ported file and in the CUDA original (1-based)."""
+
+    id: str
+    text: str
+    line: int
+    column: int
+    src_line: int
+    src_column: int
+    message: str
+
+    @property
+    def check(self) -> Check:
+        return CHECKS[self.id]
+
+    def to_list(self) -> list:
+        return [self.id, self.text, self.line, self.column, self.src_line, self.src_column,
+                self.message]
+
+    @classmethod
+    def from_list(cls, row: Sequence) -> Diagnostic:
+        return cls(*row)
+
+
+
+def parse_ids(values: Iterable[str]) -> frozenset[str]:
+    """``--suppress MP1002,MP2001`` (names work too: unknown-cuda-name)."""
+    by_name = {c.name: c.id for c in CHECKS.values()}
+    out = set()
+    for v in values:
+        for item in v.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            cid = by_name.get(item, item.upper())
+            if cid not in CHECKS:
+                raise PortError(f"unknown diagnostic {item!r} for --suppress; known: "
+                                + ", ".join(sorted(CHECKS)))
+            out.add(cid)
+    return frozenset(out)

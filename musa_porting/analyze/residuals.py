@@ -1,0 +1,61 @@
+"""Residuals: CUDA names and headers left in the ported code (MP1001, MP1002, MP1003).
+
+What looks like CUDA is decided by one regex over identifier starts; what the
+tables know but cannot port (and what the user keeps) by ``Knowledge``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set
+from dataclasses import dataclass
+
+
+def _at_identifier_start(alternatives: list[bytes]) -> re.Pattern[bytes]:
+    """One regex for alternatives that each begin with a literal byte, matched only at
+    the start of an identifier. The boundary look-behind sits after the first byte so
+    every branch starts with a literal and the regex engine can skip ahead with its
+    first-byte scan (a leading look-behind would make it try every offset)."""
+    by_first: dict[bytes, list[bytes]] = {}
+    for alt in alternatives:
+        by_first.setdefault(alt[:1], []).append(alt[1:])
+    branches = [re.escape(first) + rb"(?<![A-Za-z0-9_]" + re.escape(first) + rb")(?:"
+                + b"|".join(rests) + b")" for first, rests in sorted(by_first.items())]
+    return re.compile(b"|".join(branches))
+
+
+_W = rb"[A-Za-z0-9_]"
+RESIDUAL_RE = _at_identifier_start(
+    [p + _W + b"*" for p in (b"cuda", b"CUDA", b"cublas", b"CUBLAS", b"curand", b"CURAND",
+                             b"cusparse", b"CUSPARSE", b"cufft", b"CUFFT", b"cusolver",
+                             b"CUSOLVER", b"cudnn", b"CUDNN", b"nccl", b"NCCL", b"cupti",
+                             b"CUPTI", b"nvtx", b"NVTX", b"nvrtc", b"NVRTC", b"nvcuda",
+                             b"CUTLASS")]
+    + [b"cu[A-Z]" + _W + b"*", b"CU_" + _W + b"+", b"CU[a-z]" + _W + b"*",
+       b"__(?:nv|NV|CUDA|cuda)" + _W + b"*", b"nv_" + _W + b"+", b"NV" + _W + b"+"]
+)
+
+# Names that look like CUDA but must stay: thrust/cub internals, the CUDA compiler's
+# own version macros, which MUSA's compiler also defines for compatibility.
+BUILTIN_KEEP = frozenset({
+    "cuda_cub", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__",
+    "__CUDACC_RDC__", "__CUDACC_EXTENDED_LAMBDA__", "__CUDACC_RELAXED_CONSTEXPR__",
+    "__NV_NO_HOST_COMPILER_CHECK",
+})
+
+CUDA_HEADER_RE = re.compile(
+    r"(?:^|/)(?:cuda[A-Za-z0-9_]*|cu(?:blas|rand|sparse|fft|solver|dnn|pti|Complex)[A-Za-z0-9_]*"
+    r"|nccl|nvrtc|nvToolsExt[A-Za-z0-9_]*|npp[A-Za-z0-9_]*|nvtx3?[A-Za-z0-9_/]*)\.(?:h|hpp|cuh)$"
+    r"|^(?:ATen|c10)/cuda/"
+)
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What the scanner needs to know about the rules in force."""
+
+    known: Set[str]  # CUDA names the tables know but that are not rewritten
+    keep: Set[str]  # names the user keeps (--keep, or a rule X: X)
+    cuda_headers: Set[str]  # header names (no delimiters) the tables know as CUDA's
+    tree_include: object = None  # callable(target) -> bool: is it a file of the tree
+

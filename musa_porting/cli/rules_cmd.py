@@ -1,0 +1,92 @@
+"""``musa-port rules``: look up what a name maps to, list rules and families."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import CONTEXT, EXIT_CHECK, fail, split_csv
+
+
+@click.command("rules", context_settings=CONTEXT)
+@click.argument("names", nargs=-1)
+@click.option("--list", "list_", is_flag=True, help="List rules (all, or of --family).")
+@click.option("--family", "families", multiple=True, metavar="NAMES",
+              help="Only these families (comma-separated, repeatable).")
+@click.option("--families", "show_families", is_flag=True,
+              help="List the families with their entry counts and whether they are on.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("-r", "--rule", "rule_files", multiple=True, metavar="FILE",
+              help="Include user rules, as in a port.")
+@click.option("--no-default-rules", is_flag=True, help="Without the default tables.")
+@click.option("--mapping-dir", metavar="DIR", help="Tables from DIR instead of the defaults.")
+@click.option("--disable-family", "disable_families", multiple=True, metavar="NAMES")
+@click.option("--enable-family", "enable_families", multiple=True, metavar="NAMES")
+def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default_rules,
+              mapping_dir, disable_families, enable_families):
+    """Look up rules: what NAME maps to, its family, status and table file.
+
+    \b
+    Examples:
+      musa-port rules cudaMalloc
+      musa-port rules --list --family cublas
+      musa-port rules --families --format json
+    Exits 1 when a NAME has no rule.
+    """
+    import json
+
+    from ..rules import build_ruleset
+
+    rs = build_ruleset(rule_files=rule_files, default_rules=not no_default_rules,
+                       mapping_dir=mapping_dir, disable_families=split_csv(disable_families),
+                       enable_families=split_csv(enable_families))
+    wanted = set(split_csv(families))
+    unknown = wanted - set(rs.families) - {"user"}
+    if unknown:
+        fail(f"unknown rule family {sorted(unknown)[0]!r}; families: "
+              + ", ".join(sorted(rs.families)))
+
+    def row(r):
+        return {"cuda": r.key, "musa": r.value, "family": r.family, "status": r.status,
+                "enabled": r.is_user or r.family not in rs.disabled,
+                "source": r.source, "note": r.note}
+
+    if show_families:
+        counts: dict[str, int] = {}
+        for r in rs.rules.values():
+            counts[r.family] = counts.get(r.family, 0) + 1
+        data = [{"family": f, "entries": counts.get(f, 0), "enabled": f not in rs.disabled}
+                for f in sorted(set(rs.families) | set(counts))]
+        if fmt == "json":
+            click.echo(json.dumps(data, indent=1))
+        else:
+            for d in data:
+                click.echo(f"{d['family']:<12} {d['entries']:>7}  {'on' if d['enabled'] else 'off'}")
+        return
+    if names:
+        found = [rs.rules[n] for n in names if n in rs.rules]
+        missing = [n for n in names if n not in rs.rules]
+    elif list_:
+        found = sorted((r for r in rs.rules.values() if not wanted or r.family in wanted),
+                       key=lambda r: (r.family, r.key))
+        missing = []
+    else:
+        fail("give NAMES to look up, or --list, or --families")
+    if fmt == "json":
+        click.echo(json.dumps({"rules": [row(r) for r in found], "missing": missing}, indent=1))
+    else:
+        for r in found:
+            d = row(r)
+            target = d["musa"] if d["musa"] is not None else "(no MUSA equivalent)"
+            state = "" if d["enabled"] else ", family off"
+            note = f"  # {d['note']}" if d["note"] else ""
+            click.echo(f"{d['cuda']} -> {target}  [{d['family']}, {d['status']}{state}] "
+                       f"{d['source']}{note}")
+        for n in missing:
+            click.echo(f"{n}: no rule", err=True)
+    if missing:
+        sys.exit(EXIT_CHECK)
+
+

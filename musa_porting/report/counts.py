@@ -1,0 +1,37 @@
+"""Counting a port's findings, shared by every report: which findings are shown
+(after ``--suppress``), how many are residuals, and the conversion rate."""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+from ..analyze.checks import CHECKS, Diagnostic
+from ..tree.result import FileOutcome, PortResult
+
+TOP_RULES = 15
+
+
+def findings(r: PortResult, suppress: Set[str] = frozenset()) -> list[tuple[FileOutcome, Diagnostic]]:
+    """Every diagnostic not suppressed, with its file, in path and position order."""
+    out = []
+    for f in sorted(r.files, key=lambda f: f.out_rel):
+        for d in f.diagnostics:
+            if d.id not in suppress:
+                out.append((f, d))
+    return out
+
+
+def residual_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
+    """Residuals left (counted on the stored rows: a large tree has thousands)."""
+    ids = {cid for cid, c in CHECKS.items() if c.residual and cid not in suppress}
+    return sum(1 for f in r.files for row in f.record.diagnostics if row[0] in ids)
+
+
+def rate(converted: int, residual: int) -> float | None:
+    total = converted + residual
+    return round(converted / total, 4) if total else None
+
+
+def pct(rate: float | None) -> str:
+    return "-" if rate is None else f"{100 * rate:.1f}%"
+

@@ -1,0 +1,105 @@
+"""The JSON report. It follows ``schemas/report.schema.json`` (its ``schema_version``
+changes only when a field changes meaning). Everything that depends on the invocation
+rather than on the port (timing, what this run had to write) is under ``run``, so two
+runs of the same port give the same report apart from ``run``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Set
+
+from .. import __version__
+from ..analyze.checks import CHECKS, Diagnostic
+from ..tree.result import FileOutcome, PortResult
+from .counts import TOP_RULES, findings, rate
+from .output import write_text
+
+SCHEMA_VERSION = 1
+
+
+def diag_dict(f: FileOutcome, d: Diagnostic) -> dict:
+    return {
+        "id": d.id,
+        "name": d.check.name,
+        "level": d.check.level,
+        "residual": d.check.residual,
+        "text": d.text,
+        "message": d.message,
+        "file": f.out_rel,
+        "line": d.line,
+        "column": d.column,
+        "source_file": f.rel,
+        "source_line": d.src_line,
+        "source_column": d.src_column,
+    }
+
+
+def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
+    """The JSON report (see the schema in musa_porting/report/schemas)."""
+    found = findings(r, suppress)
+    res = sum(1 for _, d in found if d.check.residual)
+    by_pattern: dict[str, int] = {}
+    for pat in r.ignored.values():
+        by_pattern[pat] = by_pattern.get(pat, 0) + 1
+    files = []
+    for f in sorted(r.files, key=lambda f: f.rel):
+        fres = sum(1 for d in f.diagnostics if d.check.residual and d.id not in suppress)
+        files.append({
+            "path": f.rel,
+            "output": f.out_rel,
+            "kind": f.kind,
+            "replacements": f.edits,
+            "lines_changed": f.record.lines_changed,
+            "residuals": fres,
+            "conversion_rate": rate(f.edits, fres),
+            "families": dict(sorted(f.by_family.items())),
+        })
+    counts: dict[str, int] = {}
+    for _, d in found:
+        counts[d.id] = counts.get(d.id, 0) + 1
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "musa-port", "version": __version__},
+        "src": r.src,
+        "output": r.output,
+        "dry_run": r.dry_run,
+        "rules": r.rules,
+        "suppressed": sorted(suppress),
+        "totals": {
+            "files_scanned": len(r.files),
+            "ported": r.ported,
+            "changed": r.changed,
+            "copied": r.copied,
+            "symlinks": r.symlinks,
+            "ignored": len(r.ignored),
+            "bytes": r.bytes_in,
+            "lines_changed": r.lines_changed,
+            "replacements": r.replacements,
+            "residuals": res,
+            "findings": len(found),
+            "conversion_rate": rate(r.replacements, res),
+        },
+        "ignored": {
+            "patterns": dict(sorted(by_pattern.items())),
+            "paths": [{"path": p, "pattern": pat} for p, pat in sorted(r.ignored.items())],
+        },
+        "families": dict(sorted(r.by_family.items())),
+        "top_rules": [{"rule": k, "count": n} for k, n in list(r.by_rule.items())[:TOP_RULES]],
+        "files": files,
+        "diagnostic_counts": dict(sorted(counts.items())),
+        "diagnostics": [diag_dict(f, d) for f, d in found],
+        "checks": {c.id: {"name": c.name, "level": c.level, "residual": c.residual,
+                          "description": c.description} for c in CHECKS.values()},
+        "warnings": list(r.warnings),
+        "run": {
+            "elapsed_s": round(r.elapsed, 4),
+            "mb_per_s": round(r.mb_per_s, 2),
+            "written": r.written,
+            "removed": sorted(r.removed),
+        },
+    }
+
+
+def write_json(r: PortResult, path: str, suppress: Set[str] = frozenset()) -> None:
+    write_text(path, json.dumps(report_dict(r, suppress), indent=1, sort_keys=False) + "\n")
+

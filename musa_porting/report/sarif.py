@@ -1,0 +1,79 @@
+"""SARIF 2.1.0 for code scanning: one result per finding, located in the ported
+file, with the CUDA source line as a related location."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Set
+
+from .. import __version__
+from ..analyze.checks import CHECKS
+from ..tree.result import PortResult
+from .counts import findings
+from .output import write_text
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _uri_base(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).resolve().as_uri() + "/"
+
+
+def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
+    """SARIF 2.1.0: one result per finding, located in the ported file, with the CUDA
+    source line as a related location."""
+    ids = sorted(CHECKS)
+    rules = [{
+        "id": cid,
+        "name": CHECKS[cid].name,
+        "shortDescription": {"text": CHECKS[cid].name.replace("-", " ")},
+        "fullDescription": {"text": CHECKS[cid].description},
+        "defaultConfiguration": {"level": CHECKS[cid].level},
+        "help": {"text": f"{CHECKS[cid].description} Example: {CHECKS[cid].example}"},
+    } for cid in ids]
+    results = []
+    for f, d in findings(r, suppress):
+        end_col = d.column + len(d.text.encode("utf-8"))
+        results.append({
+            "ruleId": d.id,
+            "ruleIndex": ids.index(d.id),
+            "level": d.check.level,
+            "message": {"text": d.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": f.out_rel, "uriBaseId": "OUTROOT"},
+                "region": {"startLine": d.line, "startColumn": d.column, "endColumn": end_col},
+            }}],
+            "relatedLocations": [{
+                "id": 1,
+                "message": {"text": "the CUDA source line"},
+                "physicalLocation": {
+                    "artifactLocation": {"uri": f.rel, "uriBaseId": "SRCROOT"},
+                    "region": {"startLine": d.src_line, "startColumn": d.src_column},
+                },
+            }],
+            "partialFingerprints": {"musaPort/v1": f"{f.rel}:{d.id}:{d.text}:{d.src_line}"},
+        })
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "musa-port",
+                "version": __version__,
+                "informationUri": "https://pypi.org/project/musa-port/",
+                "rules": rules,
+            }},
+            "originalUriBaseIds": {
+                "SRCROOT": {"uri": _uri_base(r.src)},
+                "OUTROOT": {"uri": _uri_base(r.output)},
+            },
+            "results": results,
+        }],
+    }
+
+
+def write_sarif(r: PortResult, path: str, suppress: Set[str] = frozenset()) -> None:
+    write_text(path, json.dumps(sarif_dict(r, suppress), indent=1) + "\n")
+

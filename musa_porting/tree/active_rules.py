@@ -1,0 +1,68 @@
+"""The rules of a run, compiled: the matcher and what the scanners need to know.
+
+Loaded only when some file must be ported: a re-run where every input, rule file and
+output is as the manifest recorded never needs them, and they are most of a
+no-change run's time.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..analyze.residuals import Knowledge
+from ..port.engine import Matcher
+from ..rules import RuleSet, build_ruleset
+from .options import PortOptions
+
+
+@dataclass
+class ActiveRules:
+    ruleset: RuleSet
+    matcher: Matcher
+    # Header names the default tables produce (user rules that produce another header
+    # for an out-of-tree include get a warning).
+    known_headers: frozenset[str]
+    knowledge: Knowledge  # for the residual scan
+
+
+def rule_options(opts: PortOptions) -> dict:
+    """The options that decide the rules, as the manifest records them (``musa-port
+    verify`` rebuilds the same rules from them)."""
+    return {
+        "default_rules": opts.default_rules,
+        "mapping_dir": os.path.abspath(opts.mapping_dir) if opts.mapping_dir else None,
+        "rule_files": [os.path.abspath(f) for f in opts.rule_files],
+        "inline_rules": dict(opts.inline_rules or {}),
+        "disable_families": list(opts.disable_families),
+        "enable_families": list(opts.enable_families),
+        "reverse": opts.reverse,
+    }
+
+
+def load_active_rules(opts: PortOptions) -> ActiveRules:
+    """Load the tables and user rules of ``opts`` and compile the matcher."""
+    ruleset = build_ruleset(
+        rule_files=opts.rule_files,
+        inline_rules=opts.inline_rules,
+        default_rules=opts.default_rules,
+        mapping_dir=opts.mapping_dir,
+        disable_families=opts.disable_families,
+        enable_families=opts.enable_families,
+    )
+    matcher = Matcher(ruleset.reversed() if opts.reverse else ruleset.rewriting())
+    known_headers = frozenset(
+        value.decode("utf-8", "surrogateescape").strip('<>"')
+        for _, value, rule in matcher.headers.values()
+        if not getattr(rule, "is_user", False)
+    )
+    return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep))
+
+
+def _knowledge(ruleset: RuleSet, keep_names) -> Knowledge:
+    rules = ruleset.rules
+    keep = set(keep_names) | {k for k, r in rules.items() if r.value == k}
+    off = ruleset.disabled
+    known = {k for k, r in rules.items() if r.value is None or (r.family in off and not r.is_user)}
+    headers = {k.strip('<>"') for k in rules if k[:1] in '<"' and k[-1:] in '>"'}
+    return Knowledge(frozenset(known), frozenset(keep), frozenset(headers))

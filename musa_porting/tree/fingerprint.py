@@ -1,0 +1,42 @@
+"""Can the last run's manifest be trusted? A fingerprint of everything a port's
+output depends on except the input files themselves (those are checked one by one)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..rules import default_mapping_dir
+from .options import PortOptions
+
+
+def rules_stamp(opts: PortOptions) -> str:
+    """What the rules in force depend on, without loading them: the options and the
+    size and mtime of every table and rule file."""
+    parts: list[object] = [opts.default_rules, opts.mapping_dir, sorted(opts.disable_families),
+                           sorted(opts.enable_families), opts.reverse,
+                           sorted((opts.inline_rules or {}).items())]
+    table_dir = opts.mapping_dir if opts.mapping_dir is not None else (
+        str(default_mapping_dir()) if opts.default_rules else None)
+    paths = sorted(str(p) for p in Path(table_dir).glob("*.json")) if table_dir else []
+    for path in [*paths, *map(str, opts.rule_files)]:
+        try:
+            st = os.stat(path)
+            parts.append((os.path.abspath(path), st.st_size, st.st_mtime_ns))
+        except OSError:
+            parts.append((os.path.abspath(path), "missing"))
+    return repr(parts)
+
+
+def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    h.update(__version__.encode())
+    h.update(stamp.encode("utf-8", "surrogateescape"))
+    h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
+                   sorted(opts.keep), opts.reverse)).encode())
+    for rel in tree_files:
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()

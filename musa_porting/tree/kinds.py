@@ -1,0 +1,78 @@
+"""File kinds: which files of a tree are ported, and how.
+
+Every file is one of: a kind listed here (ported: its bytes go through the kind's
+port function, then its findings scan), or anything else (copied byte for byte).
+Today there is one kind, ``cxx``: C, C++ and CUDA sources, chosen by extension
+(``--extensions``). A new kind (Python, CMake, ...) is a classifier entry in
+``kind_of`` and a ``port`` function with the signature of ``port_cxx``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..analyze.checks import Diagnostic
+from ..analyze.findings import find_diagnostics
+from ..analyze.residuals import Knowledge
+from ..port import lexer
+from ..port.cxx import port_bytes
+from ..port.engine import Edit
+from ..port.includes import IncludeResolver
+from .active_rules import ActiveRules
+
+
+@dataclass
+class FileContext:
+    """What porting one file may know about the run."""
+
+    rel: str  # the file, relative to SRC
+    rules: ActiveRules
+    resolver: IncludeResolver
+    skip: frozenset[str]
+    reverse: bool
+
+
+@dataclass
+class Ported:
+    """One ported file: new bytes, the edits, warnings (line, message) and findings."""
+
+    data: bytes
+    edits: list[Edit]
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    by_family: dict[str, int] = field(default_factory=dict)
+    by_rule: dict[str, int] = field(default_factory=dict)
+
+
+def port_cxx(data: bytes, ctx: FileContext) -> Ported:
+    """C, C++ and CUDA: rules, includes that follow renames, markers; then residuals
+    and hazards (a reverse port, MUSA -> CUDA, has none)."""
+    rules, resolver, rel = ctx.rules, ctx.resolver, ctx.rel
+    ported = port_bytes(
+        data,
+        rules.matcher,
+        include_mapper=lambda t: resolver.ported_target(rel, t),
+        skip=ctx.skip,
+        known_headers=rules.known_headers,
+    )
+    found: list[Diagnostic] = []
+    if not ctx.reverse:
+        k = rules.knowledge
+        knowledge = Knowledge(k.known, k.keep, k.cuda_headers,
+                              lambda t: resolver.resolve(rel, t) is not None)
+        found = find_diagnostics(data, ported.data, ported.edits, knowledge,
+                                 lexer.marker_spans(ported.data))
+    return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
+                  ported.by_rule())
+
+
+PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx}
+
+
+def kind_of(rel: str, extensions: frozenset[str]) -> str | None:
+    """The kind that ports ``rel``, or None when it is copied as it is."""
+    if posixpath.splitext(rel)[1] in extensions:
+        return "cxx"
+    return None

@@ -1,0 +1,72 @@
+"""Planning many files in forked worker processes, with results in input order.
+
+Only source files that must be ported go to the workers (forked, so they share the
+compiled rules); the rest is planned in the parent while they run. Workers only
+compute: the parent stages what comes back (file creation from several processes at
+once contends in the file system and was slower than one writer). Steps come back in
+``files`` order, so the output and the report are the same for any number of jobs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+from .plan import Planner, Step
+from .walk import Entry
+
+# Below this many files a pool costs more than it saves.
+MIN_PARALLEL_FILES = 64
+CHUNK = 16
+_ACTIVE: tuple[Planner, list[Entry]] | None = None  # while a pool runs; inherited by workers
+
+
+def _fork_available() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _plan_chunk(indices: list[int]) -> list[tuple[int, Step]]:
+    planner, files = _ACTIVE  # type: ignore[misc]
+    planner.stage = None  # the parent stages what comes back
+    return [(i, planner.plan(files[i])) for i in indices]
+
+
+def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
+             progress: Callable[[int, int], None] | None = None) -> Iterator[Step]:
+    """Plan every file, in ``files`` order, in this process or ``jobs`` processes."""
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    todo = len(files)
+    heavy = [i for i, e in enumerate(files) if planner.needs_port(e)]
+    if jobs <= 1 or len(heavy) < MIN_PARALLEL_FILES or not _fork_available():
+        for i, e in enumerate(files):
+            yield planner.plan(e)
+            if progress is not None:
+                progress(i + 1, todo)
+        return
+    import multiprocessing
+
+    global _ACTIVE
+    _ACTIVE = (planner, files)
+    chunks = [heavy[i:i + CHUNK] for i in range(0, len(heavy), CHUNK)]
+    results: dict[int, Step] = {}
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
+            pending = pool.imap_unordered(_plan_chunk, chunks)
+            heavy_set = set(heavy)
+            for i, e in enumerate(files):  # the light ones while the workers run
+                if i not in heavy_set:
+                    results[i] = planner.plan(e)
+            for steps in pending:
+                for i, step in steps:
+                    p = step.planned
+                    if p.data is not None and planner.stage is not None:
+                        planner.stage(p, p.data)
+                    results[i] = step
+                if progress is not None:
+                    progress(len(results), todo)
+    finally:
+        _ACTIVE = None
+    for i in range(todo):
+        yield results[i]

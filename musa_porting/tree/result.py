@@ -1,0 +1,113 @@
+"""What a port did: per file and in total, for the reports and ``SimplePorting.run()``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analyze.checks import Diagnostic
+from .manifest import FileRecord
+
+
+@dataclass
+class DiffItem:
+    """A change the diff shows: old and new path, bytes (link target for a symlink), mode."""
+
+    old_rel: str
+    new_rel: str
+    old: bytes
+    new: bytes
+    mode: int
+    symlink: bool = False
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one input; ``record`` holds its counts and findings."""
+
+    rel: str
+    out_rel: str
+    kind: str  # "ported", "copied", "symlink"
+    written: bool = False
+    record: FileRecord = field(default_factory=lambda: FileRecord("", ""))
+
+    @property
+    def edits(self) -> int:
+        return self.record.edits
+
+    @property
+    def by_family(self) -> dict[str, int]:
+        return self.record.by_family
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [Diagnostic.from_list(d) for d in self.record.diagnostics]
+
+
+@dataclass
+class PortResult:
+    """The counts of a run, for the report and for ``SimplePorting.run()``."""
+
+    src: str
+    output: str
+    files: list[FileOutcome] = field(default_factory=list)
+    ignored: dict[str, str] = field(default_factory=dict)  # rel -> pattern
+    removed: list[str] = field(default_factory=list)
+    kept_stale: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    bytes_in: int = 0
+    elapsed: float = 0.0
+    rules: int = 0
+    dry_run: bool = False
+    diff_items: list[DiffItem] = field(default_factory=list)
+
+    def count(self, kind: str) -> int:
+        return sum(1 for f in self.files if f.kind == kind)
+
+    @property
+    def ported(self) -> int:
+        return self.count("ported")
+
+    @property
+    def copied(self) -> int:
+        return self.count("copied")
+
+    @property
+    def symlinks(self) -> int:
+        return self.count("symlink")
+
+    @property
+    def written(self) -> int:
+        return sum(1 for f in self.files if f.written)
+
+    @property
+    def changed(self) -> int:
+        """Ported files whose text the rules changed."""
+        return sum(1 for f in self.files if f.kind == "ported" and f.edits)
+
+    @property
+    def replacements(self) -> int:
+        return sum(f.edits for f in self.files)
+
+    @property
+    def by_family(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.files:
+            for fam, n in f.by_family.items():
+                out[fam] = out.get(fam, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def by_rule(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for f in self.files:
+            for key, n in f.record.by_rule.items():
+                out[key] = out.get(key, 0) + n
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def lines_changed(self) -> int:
+        return sum(f.record.lines_changed for f in self.files)
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.bytes_in / 1e6 / self.elapsed if self.elapsed > 0 else 0.0
