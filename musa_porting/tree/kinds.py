@@ -1,10 +1,11 @@
 """File kinds: which files of a tree are ported, and how.
 
 Every file is one of: a kind listed here (ported: its bytes go through the kind's
-port function, then its findings scan), or anything else (copied byte for byte).
-Today there is one kind, ``cxx``: C, C++ and CUDA sources, chosen by extension
-(``--extensions``). A new kind (Python, CMake, ...) is a classifier entry in
-``kind_of`` and a ``port`` function with the signature of ``port_cxx``.
+port function, which also finds what is left), or anything else (copied byte for
+byte). Today there is one kind, ``cxx``: C, C++ and CUDA sources, chosen by extension
+(``--extensions``). A new kind (Python, CMake, ...) is a case in
+``KindSelector.kind_of`` (with whatever option switches it) and a port function with
+the signature of ``port_cxx`` in ``PORTERS``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
 from .active_rules import ActiveRules
+from .options import PortOptions
 
 
 @dataclass
@@ -29,9 +31,17 @@ class FileContext:
 
     rel: str  # the file, relative to SRC
     rules: ActiveRules
-    resolver: IncludeResolver
-    skip: frozenset[str]
-    reverse: bool
+    resolver: IncludeResolver  # files of the tree, for includes and paths
+    out_rel_of: dict[str, str]  # every input of the tree -> its output path
+    opts: PortOptions  # the run's options (a kind may have its own)
+
+    @property
+    def skip(self) -> frozenset[str]:
+        return frozenset(self.opts.skip)
+
+    @property
+    def reverse(self) -> bool:
+        return self.opts.reverse
 
 
 @dataclass
@@ -71,8 +81,18 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
 PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx}
 
 
-def kind_of(rel: str, extensions: frozenset[str]) -> str | None:
-    """The kind that ports ``rel``, or None when it is copied as it is."""
-    if posixpath.splitext(rel)[1] in extensions:
-        return "cxx"
-    return None
+@dataclass(frozen=True)
+class KindSelector:
+    """Decides each file's kind from the run's options."""
+
+    extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
+
+    @classmethod
+    def from_options(cls, opts: PortOptions) -> KindSelector:
+        return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions))
+
+    def kind_of(self, rel: str) -> str | None:
+        """The kind that ports ``rel``, or None when it is copied as it is."""
+        if posixpath.splitext(rel)[1] in self.extensions:
+            return "cxx"
+        return None

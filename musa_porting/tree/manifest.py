@@ -33,9 +33,10 @@ class FileRecord:
     warnings: list[str] = field(default_factory=list)
     by_family: dict[str, int] = field(default_factory=dict)
     by_rule: dict[str, int] = field(default_factory=dict)
-    # Findings as lists (see diagnostics.Diagnostic.to_list), so a re-run that skips
+    # Findings as lists (see analyze.checks.Diagnostic.to_list), so a re-run that skips
     # an unchanged file still reports what is left in it.
     diagnostics: list[list] = field(default_factory=list)
+    lang: str = ""  # the file kind that ported it ("cxx"; see tree/kinds.py), "" if none
 
 
 @dataclass

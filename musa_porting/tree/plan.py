@@ -16,8 +16,9 @@ from ..errors import PortError
 from ..port.includes import IncludeResolver
 from .active_rules import ActiveRules
 from .files import files_equal, read_file, same_stat
-from .kinds import PORTERS, FileContext, kind_of
+from .kinds import PORTERS, FileContext, KindSelector
 from .manifest import FileRecord, Manifest
+from .options import PortOptions
 from .paths import link_target
 from .result import DiffItem, FileOutcome
 from .walk import Entry
@@ -52,24 +53,23 @@ class Planner:
     input and output are as the last run left them; ``rules`` is None when no file
     needs porting (nothing loaded the tables)."""
 
-    def __init__(self, src: str, out: str, extensions: frozenset[str], out_rel_of: dict[str, str],
-                 resolver: IncludeResolver, fast: dict[str, FileRecord], rules: ActiveRules | None,
-                 *, skip: frozenset[str], reverse: bool, collect_diff: bool):
+    def __init__(self, opts: PortOptions, src: str, out: str, kinds: KindSelector,
+                 out_rel_of: dict[str, str], resolver: IncludeResolver,
+                 fast: dict[str, FileRecord], rules: ActiveRules | None):
+        self.opts = opts
         self.src, self.out = src, out
-        self.extensions = extensions
+        self.kinds = kinds
         self.out_rel_of = out_rel_of
         self.resolver = resolver
         self.fast = fast
         self.rules = rules
-        self.skip = skip
-        self.reverse = reverse
-        self.collect_diff = collect_diff
+        self.collect_diff = opts.collect_diff
         # Writes a planned output's new bytes to its temp file (None: do not stage).
         self.stage: Callable[[Planned, bytes], None] | None = None
 
     def needs_port(self, e: Entry) -> bool:
         """A source file the rules must run over (not skipped through the manifest)."""
-        return e.kind == "file" and e.rel not in self.fast and kind_of(e.rel, self.extensions) is not None
+        return e.kind == "file" and e.rel not in self.fast and self.kinds.kind_of(e.rel) is not None
 
     def plan(self, e: Entry) -> Step:
         out_rel = self.out_rel_of[e.rel]
@@ -81,7 +81,7 @@ class Planner:
             return Step(Planned(e, out_rel, prev), FileOutcome(e.rel, out_rel, prev.kind, False, prev),
                         None, list(prev.warnings), e.size)
         src_path = os.path.join(self.src, e.rel)
-        kind = kind_of(e.rel, self.extensions)
+        kind = self.kinds.kind_of(e.rel)
         rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode)
         if kind is not None:
             data = read_file(src_path)
@@ -127,8 +127,9 @@ class Planner:
     def _plan_source(self, e: Entry, out_rel: str, src_path: str, data: bytes,
                      rec: FileRecord, kind: str) -> Step:
         assert self.rules is not None, "a file to port, but no rules were loaded"
-        ctx = FileContext(e.rel, self.rules, self.resolver, self.skip, self.reverse)
+        ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts)
         ported = PORTERS[kind](data, ctx)
+        rec.lang = kind
         rec.edits = len(ported.edits)
         rec.lines_changed = len({ed.line for ed in ported.edits})
         rec.by_family = ported.by_family

@@ -22,7 +22,7 @@ from ..port.filenames import RENAMES, REVERSE_RENAMES, ported_name
 from ..port.includes import IncludeResolver
 from .active_rules import load_active_rules, rule_options
 from .fingerprint import options_fingerprint, rules_stamp
-from .kinds import kind_of
+from .kinds import KindSelector
 from .manifest import JOURNAL_NAME, MANIFEST_NAME, FileRecord, Manifest, load_manifest
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
@@ -44,7 +44,7 @@ class Porter:
                 raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
         self.renames = REVERSE_RENAMES if options.reverse else RENAMES
-        self.extensions = frozenset(e if e.startswith(".") else "." + e for e in options.extensions)
+        self.kinds = KindSelector.from_options(options)
 
     def _walk(self, result: PortResult) -> list[Entry]:
         ignorer = Ignorer(self.opts.ignore)
@@ -64,7 +64,7 @@ class Porter:
     def _out_rel(self, e: Entry) -> str:
         if e.kind == "dir":
             return e.rel
-        if e.kind == "file" and kind_of(e.rel, self.extensions) is None:
+        if e.kind == "file" and self.kinds.kind_of(e.rel) is None:
             return e.rel  # copied under its own name
         return ported_name(e.rel, self.renames)
 
@@ -106,9 +106,7 @@ class Porter:
                 rec = unchanged_record(self.out, e, out_rel_of[e.rel], old) if e.kind == "file" else None
                 if rec is not None:
                     fast[e.rel] = rec
-        planner = Planner(self.src, self.out, self.extensions, out_rel_of, resolver, fast, None,
-                          skip=frozenset(opts.skip), reverse=opts.reverse,
-                          collect_diff=opts.collect_diff)
+        planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         if not trusted or any(planner.needs_port(e) for e in files):
             # Also checks the rule files, even for a tree with no sources.
             planner.rules = load_active_rules(opts)
