@@ -14,6 +14,7 @@ from pathlib import Path
 from ..errors import PortError
 from .files import load_rule_file
 from .model import USER_FAMILY, Rule, RuleSet
+from .vocabulary import VOCABULARY_FILE
 
 
 def default_mapping_dir() -> Path:
@@ -56,6 +57,8 @@ def load_tables(directory: str | os.PathLike) -> tuple[list[Rule], dict[str, boo
     rules: list[Rule] = []
     families: dict[str, bool] = {}
     for path in sorted(d.glob("*.json")):
+        if path.name == VOCABULARY_FILE:
+            continue  # name parts, not rules (rules/vocabulary.py)
         if shipped:
             loaded, fam, enabled = _load_shipped_table(path)
             rules.extend(loaded)

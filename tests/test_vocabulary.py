@@ -1,0 +1,85 @@
+"""The name-part vocabulary: CUDA words inside names, in every case style."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import ROOT
+
+from musa_porting.errors import PortError
+from musa_porting.rules.vocabulary import build_vocabulary, split_parts
+
+VENDOR = ROOT.parent / "shared" / "data" / "torch_musa"
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    return build_vocabulary()
+
+
+@pytest.mark.parametrize("name,parts", [
+    ("getCUDAStream", ["get", "CUDA", "Stream"]),
+    ("MYLIB_CUDA_CHECK", ["MYLIB", "_", "CUDA", "_", "CHECK"]),
+    ("CuptiTracer", ["Cupti", "Tracer"]),
+    ("cuda2d_x", ["cuda", "2", "d", "_", "x"]),
+])
+def test_split_parts_round_trips(name, parts):
+    assert split_parts(name) == parts
+    assert "".join(split_parts(name)) == name
+
+
+@pytest.mark.parametrize("cuda,musa", [
+    ("MYLIB_CUDA_CHECK", "MYLIB_MUSA_CHECK"),   # the issue's examples, every case style
+    ("launchCudaKernel", "launchMusaKernel"),
+    ("cuda_workspace_bytes", "musa_workspace_bytes"),
+    ("CuptiTracer", "MuptiTracer"),
+    ("cupti_buffer", "mupti_buffer"),
+    ("WITH_CUDA", "WITH_MUSA"),
+    ("CUDA_1D_KERNEL_LOOP", "MUSA_1D_KERNEL_LOOP"),
+    ("getCUDAHooks", "getMUSAHooks"),
+    ("gemm_cuda", "gemm_musa"),
+    ("CUDART_VERSION", "MUSART_VERSION"),          # a word that goes on in its case
+    ("ERROR_NVLINK_X", "ERROR_MTLINK_X"),          # the vendor's inner words
+    ("my_nvtx_range", "my_mttx_range"),
+    ("use_cublaslt", "use_mublaslt"),
+    ("NcclComm", "McclComm"),
+])
+def test_renames(vocab, cuda, musa):
+    assert vocab.rename(cuda) == musa
+
+
+@pytest.mark.parametrize("name", ["Accumulate", "cu_seqlens", "barracuda", "nv_half", "CURRENT",
+                                  "accumulate_sum", "execute", "THREADS"])
+def test_names_without_a_word_stay(vocab, name):
+    assert vocab.rename(name) is None
+
+
+def test_words_can_be_switched_off_and_added():
+    v = build_vocabulary(sections=[("rules.yaml", {"CUDA": False, "HIP": "MUSA"})])
+    assert v.rename("WITH_CUDA") is None
+    assert v.rename("hip_stream") == "musa_stream"
+    assert v.rename("CuptiTracer") == "MuptiTracer"
+
+
+def test_bad_vocabulary_is_one_error(tmp_path):
+    bad = tmp_path / "v.json"
+    bad.write_text('{"CUDA": 3}')
+    with pytest.raises(PortError, match="give its MUSA word"):
+        build_vocabulary(files=[bad])
+    bad.write_text('{"CUDA": "MU SA"}')
+    with pytest.raises(PortError, match="not a name part"):
+        build_vocabulary(files=[bad])
+
+
+def test_every_shipped_word_has_a_source():
+    doc = json.loads((ROOT / "mapping" / "vocabulary.json").read_text())
+    assert doc["words"]["NVLINK"]["musa"] == "MTLINK"
+    assert all(w["source"] for w in doc["words"].values())
+
+
+@pytest.mark.skipif(not VENDOR.is_dir(), reason="needs ../shared/data/torch_musa")
+def test_shipped_vocabulary_is_derived_from_the_vendor_tables():
+    from musa_porting.tables import vocabulary
+
+    assert vocabulary.main(["--vendor", str(VENDOR), "--check"]) == 0
