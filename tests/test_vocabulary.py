@@ -44,6 +44,7 @@ def test_split_parts_round_trips(name, parts):
     ("my_nvtx_range", "my_mttx_range"),
     ("use_cublaslt", "use_mublaslt"),
     ("NcclComm", "McclComm"),
+    ("NMSCUDAKernelLauncher", "NMSMUSAKernelLauncher"),  # two acronyms in one run
 ])
 def test_renames(vocab, cuda, musa):
     assert vocab.rename(cuda) == musa

@@ -15,6 +15,8 @@ from pathlib import Path
 from ..errors import PortError
 from .model import STATUSES, USER_FAMILY, Rule
 
+VOCABULARY_KEY = "vocabulary"
+
 # --- positions in JSON -------------------------------------------------------------
 
 def _line_col(text: str, offset: int | None) -> tuple[int | None, int | None]:
@@ -125,6 +127,9 @@ def _yaml_positions(path: Path, text: str):
     out = []
     for knode, vnode in node.value:
         km = knode.start_mark
+        if _is_vocabulary(knode.value if isinstance(knode, yaml.ScalarNode) else None,
+                          isinstance(vnode, yaml.MappingNode)):
+            continue  # name parts, not a rule: see vocabulary_section()
         if not isinstance(knode, yaml.ScalarNode):
             raise PortError("a rule key must be a string", str(path), km.line + 1, km.column + 1)
         if not isinstance(vnode, yaml.ScalarNode) or vnode.tag.endswith(":null"):
@@ -139,7 +144,31 @@ def _flat_entries(path: Path, text: str, top) -> list[tuple[str, object, int, in
     if not isinstance(top, _PosObject):
         raise PortError("a rule file must be a JSON object of CUDA names to MUSA names",
                         str(path), 1, 1)
-    return [(k, v, *_line_col(text, at)) for k, v, at in top]
+    return [(k, v, *_line_col(text, at)) for k, v, at in top
+            if not _is_vocabulary(k, isinstance(v, _PosObject))]
+
+
+def _is_vocabulary(key: object, is_mapping: bool) -> bool:
+    """A rule file's ``vocabulary:`` section (a mapping), which is not a rule."""
+    return key == VOCABULARY_KEY and is_mapping
+
+
+def vocabulary_section(path: str | os.PathLike) -> dict | None:
+    """The ``vocabulary:`` section of a rule file (CUDA word -> MUSA word, or false to
+    switch a word off), or None. The file's rules are checked by load_rule_file."""
+    p = Path(path)
+    text = _read_text(p)
+    try:
+        if p.suffix.lower() in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except Exception:  # a malformed file: load_rule_file reports it with its line
+        return None
+    section = data.get(VOCABULARY_KEY) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else None
 
 
 def _check_entries(path: Path, entries, allow_rich_values: bool):

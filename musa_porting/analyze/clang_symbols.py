@@ -1,0 +1,231 @@
+"""The libclang back end of the symbol index (``--symbols clang``).
+
+Each C/C++/CUDA source of the tree is parsed as a translation unit with the include
+folders and macros the user gives (``-I``, ``-D``, ``--compile-commands``), and every
+declaration that is a definition is recorded in the tree file that spells it. Clang
+sees what a lexer cannot: a name defined by a macro expansion
+(``DECLARE_GLOBAL(int, cuda_counter)``), a template parameter, a definition behind
+attributes or macros. A header is indexed from the translation units that include
+it. A file whose own lines have errors (a missing include, say) is indexed by the
+lexer instead, and its note says why; errors inside headers outside the tree are not
+the file's fault and do not count.
+
+libclang (``pip install 'musa-port[clang]'``) needs clang's resource headers
+(``stddef.h`` and the rest): ``$MUSA_PORT_CLANG_RESOURCE_DIR``, the system clang's
+``clang -print-resource-dir``, or the ones the ``clang-tidy`` wheel ships.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import PortError
+from .symbols import Definition, FileSymbols, WordFinder, scan_lexer
+
+SOURCE_EXTS = (".cu", ".mu", ".cpp", ".cc", ".cxx", ".c")
+CUDA_EXTS = (".cu", ".mu")
+INSTALL_HINT = ("pip install 'musa-port[clang]' (libclang and clang's resource headers), or "
+                "install clang (apt install clang) and put it on PATH")
+
+
+def resource_dir() -> str:
+    """clang's resource folder (the one holding ``include/stddef.h``)."""
+    env = os.environ.get("MUSA_PORT_CLANG_RESOURCE_DIR")
+    candidates = [env] if env else []
+    clang = shutil.which("clang")
+    if clang:
+        try:
+            out = subprocess.run([clang, "-print-resource-dir"], capture_output=True, text=True,
+                                 timeout=30).stdout.strip()
+            candidates.append(out)
+        except (OSError, subprocess.SubprocessError):
+            pass  # a broken clang on PATH: try the wheel
+    try:
+        import clang_tidy  # type: ignore[import-not-found]
+
+        base = Path(clang_tidy.__file__).parent / "data" / "lib" / "clang"
+        candidates += [str(p) for p in sorted(base.iterdir(), reverse=True)] if base.is_dir() else []
+    except ImportError:
+        pass  # no clang-tidy wheel
+    for c in candidates:
+        if c and (Path(c) / "include" / "stddef.h").is_file():
+            return c
+    raise PortError("--symbols clang: clang's resource headers (stddef.h) not found; " + INSTALL_HINT)
+
+
+def _cindex():
+    try:
+        import clang.cindex as ci  # type: ignore[import-not-found]
+    except ImportError:
+        raise PortError("--symbols clang: libclang is not installed; " + INSTALL_HINT) from None
+    try:
+        ci.Index.create()
+    except Exception as exc:  # libclang.so missing or unloadable
+        raise PortError(f"--symbols clang: libclang does not load ({exc}); " + INSTALL_HINT) from None
+    return ci
+
+
+class ClangIndexer:
+    """Parses translation units on demand and answers per file."""
+
+    def __init__(self, src: str, include_dirs: Sequence[str], defines: Sequence[str],
+                 compile_commands: str | None):
+        self.ci = _cindex()
+        self.resource = resource_dir()
+        self.src = Path(src).resolve()
+        self.index_ = self.ci.Index.create()
+        self.flags = []
+        for d in include_dirs:
+            p = Path(d)
+            if not p.is_dir() and (self.src / d).is_dir():
+                p = self.src / d
+            self.flags.append(f"-I{p.resolve()}")
+        self.flags += [f"-D{d}" for d in defines]
+        self.commands = _load_commands(compile_commands) if compile_commands else {}
+        self._defs: dict[str, list[Definition]] = {}  # tree file -> definitions seen so far
+        self._parsed: set[str] = set()
+        self._failed: dict[str, str] = {}  # tree file -> first error in it
+
+    def _args(self, path: Path) -> list[str]:
+        args = self.commands.get(str(path))
+        if args is None:
+            args = [*self.flags, "-std=c++17"]
+        lang = []
+        if path.suffix in CUDA_EXTS:
+            cuda = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+            lang = ["-x", "cuda", "--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version"]
+            lang += [f"--cuda-path={cuda}"] if Path(cuda, "include", "cuda_runtime.h").is_file() \
+                else ["-nocudainc"]
+        elif path.suffix in (".h", ".hh", ".hpp", ".hxx", ".cuh", ".muh", ".inl", ".inc"):
+            lang = ["-x", "c++-header"]
+        return [*lang, *args, f"-resource-dir={self.resource}"]
+
+    def parse(self, rel: str) -> None:
+        """Parse one file as a translation unit; record the definitions of every tree
+        file it reaches, and the errors in each."""
+        if rel in self._parsed:
+            return
+        self._parsed.add(rel)
+        ci = self.ci
+        path = self.src / rel
+        try:
+            tu = self.index_.parse(str(path), args=self._args(path),
+                                   options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+        except ci.TranslationUnitLoadError as exc:
+            self._failed[rel] = f"libclang could not parse it ({exc})"
+            return
+        for d in tu.diagnostics:
+            if d.severity >= ci.Diagnostic.Error and d.location.file is not None:
+                tree_rel = self._tree_rel(d.location.file.name)
+                if tree_rel is not None:
+                    self._failed.setdefault(tree_rel, f"{d.location.line}: {d.spelling}")
+        seen: set[tuple[str, str]] = set()
+        todo = list(tu.cursor.get_children())
+        while todo:
+            c = todo.pop()
+            loc = c.location
+            tree_rel = self._tree_rel(loc.file.name) if loc.file is not None else None
+            if tree_rel is None:
+                continue  # outside the tree (torch, CUDA, the C library): not ours
+            todo.extend(c.get_children())
+            kind = _kind(ci, c) if c.spelling else None
+            if kind is None or (tree_rel, c.spelling) in seen:
+                continue
+            seen.add((tree_rel, c.spelling))
+            if any(d.name == c.spelling for d in self._defs.get(tree_rel, ())):
+                continue  # the same header, reached again through another source
+            line, col = _spelling_site(loc.file.name, loc.line, loc.column, c.spelling)
+            self._defs.setdefault(tree_rel, []).append(Definition(c.spelling, kind, line, col))
+
+    def _tree_rel(self, name: str) -> str | None:
+        p = Path(name).resolve()
+        try:
+            return p.relative_to(self.src).as_posix()
+        except ValueError:
+            return None
+
+    def index(self, rel: str, data: bytes, words: WordFinder, target: WordFinder,
+              tree_sources: Sequence[str] = ()) -> FileSymbols:
+        """``rel``'s definitions with a vocabulary word, from clang. A header is parsed
+        through the sources of the tree (``tree_sources``) before on its own."""
+        lexed = scan_lexer(data, words, target)  # the names it holds, and a fallback
+        if Path(rel).suffix in SOURCE_EXTS:
+            self.parse(rel)
+        else:
+            for s in tree_sources:
+                self.parse(s)
+            if rel not in self._defs:
+                self.parse(rel)
+        if rel in self._failed:
+            lexed.note = f"clang: {self._failed[rel]}; indexed by the lexer"
+            return lexed
+        defs = [d for d in self._defs.get(rel, []) if words.vocabulary.rename(d.name) is not None]
+        return FileSymbols(sorted(defs, key=lambda d: (d.line, d.column)), lexed.taken)
+
+
+def _kind(ci, c) -> str | None:
+    K = ci.CursorKind
+    kinds = {
+        K.MACRO_DEFINITION: "macro", K.NAMESPACE: "namespace", K.NAMESPACE_ALIAS: "namespace",
+        K.ENUM_CONSTANT_DECL: "enumerator", K.TYPEDEF_DECL: "typedef", K.TYPE_ALIAS_DECL: "alias",
+        K.TYPE_ALIAS_TEMPLATE_DECL: "alias", K.FIELD_DECL: "variable", K.PARM_DECL: "variable",
+        K.TEMPLATE_NON_TYPE_PARAMETER: "variable", K.TEMPLATE_TYPE_PARAMETER: "typedef",
+    }
+    if c.kind in kinds:
+        return kinds[c.kind]
+    defined = {
+        K.FUNCTION_DECL: "function", K.CXX_METHOD: "function", K.FUNCTION_TEMPLATE: "function",
+        K.CONSTRUCTOR: None, K.DESTRUCTOR: None, K.VAR_DECL: "variable", K.STRUCT_DECL: "struct",
+        K.CLASS_DECL: "class", K.UNION_DECL: "union", K.ENUM_DECL: "enum", K.CLASS_TEMPLATE: "class",
+    }
+    if c.kind in defined and c.is_definition():
+        return defined[c.kind]
+    return None
+
+
+def _spelling_site(path: str, line: int, column: int, name: str) -> tuple[int, int]:
+    """Where ``name`` is spelled near clang's location (a macro expansion's location is
+    the macro's name; the defined name is an argument further on the line)."""
+    try:
+        with open(path, "rb") as fh:
+            lines = fh.read().split(b"\n")
+        text = lines[line - 1]
+    except (OSError, IndexError):
+        return line, column
+    i = text.find(name.encode(), column - 1)
+    return (line, i + 1) if i >= 0 else (line, column)
+
+
+def _load_commands(path: str) -> dict[str, list[str]]:
+    """compile_commands.json: each file's flags (compiler, output and input dropped)."""
+    import json
+
+    try:
+        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PortError(f"cannot read compile commands: {exc}", path) from None
+    out: dict[str, list[str]] = {}
+    for e in entries if isinstance(entries, list) else []:
+        directory = Path(e.get("directory", "."))
+        file = (directory / e.get("file", "")).resolve()
+        args = e.get("arguments") or shlex.split(e.get("command", ""))
+        kept, skip = [], False
+        for a in args[1:]:
+            if skip:
+                skip = False
+                continue
+            if a in ("-c", str(e.get("file"))) or Path(a).name == file.name:
+                continue
+            if a == "-o":
+                skip = True
+                continue
+            if a.startswith("-I") and len(a) > 2 and not a.startswith("-I/"):
+                a = "-I" + str((directory / a[2:]).resolve())
+            kept.append(a)
+        out[str(file)] = kept
+    return out

@@ -1,0 +1,358 @@
+"""The symbol index of a tree: which names with a CUDA word the tree itself defines.
+
+Only names the tree *defines* are renamed as project symbols: a macro (``#define``),
+a function with a body, a class, struct, union or enum, an enumerator, a typedef or
+``using`` alias, a namespace, a variable, field or parameter. A name the tree only
+uses or declares (a prototype of a library function) comes from outside and is
+never renamed by this feature.
+
+This is the lexer back end, the default: it reads each file's tokens with comments
+and strings blanked out and classifies each occurrence of a name that holds a
+vocabulary word by the tokens around it. It looks only at names that hold a word, so
+it costs little on files without one. ``analyze/clang_symbols.py`` is the libclang
+back end behind the same ``FileSymbols`` result.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..port import lexer
+from ..rules.vocabulary import Vocabulary
+
+_IDENT_BYTE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_MASK = bytes(0x61 if b in _IDENT_BYTE else 0x20 for b in range(256))
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+")
+_ENUM_BODY = re.compile(rb"\benum\b[^;{}()]*\{")
+KEYWORDS = frozenset((
+    "alignas alignof and asm auto bool break case catch char class const constexpr const_cast "
+    "continue decltype default delete do double dynamic_cast else enum explicit export extern "
+    "false float for friend goto if inline int long mutable namespace new noexcept not nullptr "
+    "operator or private protected public register reinterpret_cast return short signed sizeof "
+    "static static_assert static_cast struct switch template this throw true try typedef typeid "
+    "typename union unsigned using virtual void volatile while co_return co_await co_yield"
+).split())
+# Types and specifiers that may stand right before a declared name.
+_TYPE_WORDS = frozenset("auto bool char double float int long short signed unsigned void const "
+                        "volatile".split())
+_AFTER_DECLARED = frozenset(("=", ";", ",", ")", "[", "{", ":"))
+_FUNCTION_TRAILERS = frozenset(("const", "noexcept", "override", "final", "volatile", "mutable",
+                                "throw", "&", "&&", "->", "__attribute__", "try"))
+
+
+@dataclass(frozen=True)
+class Definition:
+    """Where the tree defines a name: kind, 1-based line and byte column."""
+
+    name: str
+    kind: str  # macro, function, class, struct, union, enum, enumerator, typedef, alias,
+    #            namespace, variable
+    line: int
+    column: int
+
+    def to_list(self) -> list:
+        return [self.name, self.kind, self.line, self.column]
+
+
+@dataclass
+class FileSymbols:
+    """One file's part of the index: its definitions of names holding a vocabulary
+    word, and the names it holds that a rename might collide with."""
+
+    defs: list[Definition] = field(default_factory=list)
+    taken: list[str] = field(default_factory=list)  # identifiers holding a MUSA-side word
+    note: str = ""  # how it was indexed when not the default way (clang fell back, ...)
+
+    def to_json(self) -> dict:
+        out: dict = {"defs": [d.to_list() for d in self.defs], "taken": self.taken}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> FileSymbols:
+        return cls([Definition(*d) for d in data.get("defs", [])], list(data.get("taken", [])),
+                   data.get("note", ""))
+
+
+class WordFinder:
+    """Finds the identifiers that hold a vocabulary word, fast: the file is lowered
+    once and searched with one trie-shaped regex of the words (a few literal first
+    bytes for the regex engine to skip to), and only the identifiers around its hits
+    are split into parts and checked."""
+
+    def __init__(self, vocabulary: Vocabulary):
+        self.vocabulary = vocabulary
+        words = sorted({f.lower() for f in vocabulary.forms()})
+        # A word that holds another (cudart holds cuda) is found through it.
+        minimal = [w for w in words if not any(o != w and o in w for o in words)]
+        self._re = re.compile(_trie(minimal)) if minimal else None
+
+    def present(self, low: bytes) -> bool:
+        return self._re is not None and self._re.search(low) is not None
+
+    def identifiers(self, data: bytes, low: bytes):
+        """(start, end, name) of each identifier of ``data`` that holds a word
+        (``low`` is ``data.lower()``)."""
+        if self._re is None:
+            return
+        rename = self.vocabulary.rename
+        mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
+        n = len(data)
+        seen = -1
+        for m in self._re.finditer(low):
+            p = m.start()
+            if p < seen:
+                continue
+            s = mask.rfind(b" ", 0, p) + 1
+            e = mask.find(b" ", p)
+            if e < 0:
+                e = n
+            seen = e
+            if 0x30 <= data[s] <= 0x39:
+                continue  # a number
+            name = data[s:e].decode("ascii", "replace")
+            if rename(name) is not None:
+                yield s, e, name
+
+
+def _trie(words: list[str]) -> bytes:
+    root: dict = {}
+    for w in words:
+        node = root
+        for ch in w.encode():
+            node = node.setdefault(ch, {})
+        node[None] = True
+
+    def emit(node: dict) -> bytes:
+        if None in node:
+            return b""  # a word ends here: any longer one holds it
+        alts = [re.escape(bytes([k])) + emit(v) for k, v in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+
+    return emit(root)
+
+
+def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """``data`` with comments and strings replaced by spaces (offsets kept)."""
+    if not spans:
+        return data
+    pieces, pos = [], 0
+    for s, e in spans:
+        pieces.append(data[pos:s])
+        pieces.append(b" " * (e - s))
+        pos = e
+    pieces.append(data[pos:])
+    return b"".join(pieces)
+
+
+_SPACE = frozenset(b" \t\r\n\f\v")
+_PAIRS = (b"::", b"->", b"&&")
+
+
+def _prev(code: bytes, pos: int) -> tuple[str, int]:
+    """The token that ends before ``pos``, and where it starts ("" at the start)."""
+    i = pos - 1
+    while i >= 0 and code[i] in _SPACE:
+        i -= 1
+    if i < 0:
+        return "", 0
+    if code[i] in _IDENT_BYTE:
+        j = i
+        while j > 0 and code[j - 1] in _IDENT_BYTE:
+            j -= 1
+        return code[j:i + 1].decode("ascii", "replace"), j
+    if i > 0 and code[i - 1:i + 1] in _PAIRS:
+        return code[i - 1:i + 1].decode(), i - 1
+    return chr(code[i]), i
+
+
+def _next(code: bytes, pos: int) -> tuple[str, int]:
+    """The token that starts at or after ``pos``, and where it ends ("" at the end)."""
+    n = len(code)
+    i = pos
+    while i < n and code[i] in _SPACE:
+        i += 1
+    if i >= n:
+        return "", n
+    if code[i] in _IDENT_BYTE:
+        j = i
+        while j < n and code[j] in _IDENT_BYTE:
+            j += 1
+        return code[i:j].decode("ascii", "replace"), j
+    if code[i:i + 2] in _PAIRS:
+        return code[i:i + 2].decode(), i + 2
+    return chr(code[i]), i + 1
+
+
+def _close(code: bytes, pos: int) -> int:
+    """The offset after the ``)`` that closes the ``(`` at ``pos``."""
+    depth = 0
+    for i in range(pos, len(code)):
+        c = code[i]
+        if c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(code)
+
+
+def _statement_start(code: bytes, pos: int) -> int:
+    return max(code.rfind(b";", 0, pos), code.rfind(b"{", 0, pos), code.rfind(b"}", 0, pos)) + 1
+
+
+_TYPEDEF = re.compile(rb"\btypedef\b")
+_EXTERN = re.compile(rb"\bextern\b(?![ \t]*\")")
+
+
+def _in_typedef(code: bytes, pos: int) -> bool:
+    return _TYPEDEF.search(code, _statement_start(code, pos), pos) is not None
+
+
+def _opening(code: bytes, close: int) -> int:
+    """The offset of the ``{`` that the ``}`` at ``close`` closes."""
+    depth = 0
+    for i in range(close, -1, -1):
+        c = code[i]
+        if c == 0x7D:
+            depth += 1
+        elif c == 0x7B:
+            depth -= 1
+            if depth == 0:
+                return i
+    return 0
+
+
+def _enum_bodies(code: bytes) -> list[tuple[int, int]]:
+    out = []
+    for m in _ENUM_BODY.finditer(code):
+        end = code.find(b"}", m.end())
+        out.append((m.end(), len(code) if end < 0 else end))
+    return out
+
+
+def _is_type_token(t: str) -> bool:
+    """A token that can end a type: an identifier that is not a keyword (or is a type
+    keyword), or the end of a pointer, reference, template or array declarator."""
+    if t in _TYPE_WORDS:
+        return True
+    if t[:1].isalpha() or t[:1] == "_":
+        return t not in KEYWORDS
+    return t in ("*", "&", "&&", ">", "]")
+
+
+def _declarator_ok(code: bytes, prev: str, prev_at: int) -> bool:
+    """After ``*``/``&``: the token before names a type (``T* b``, ``at::Tensor& b``,
+    not the product ``a * b``). After ``>``: it closes a template argument list (not
+    ``a > b``)."""
+    if prev in ("*", "&", "&&"):
+        t, at = _prev(code, prev_at)
+        before, _ = _prev(code, at)
+        return (t in _TYPE_WORDS or t in (">", "const") or t[:1].isupper() or t.endswith("_t")
+                or before == "::")
+    if prev == ">":
+        depth = 0
+        for i in range(prev_at, _statement_start(code, prev_at) - 1, -1):
+            c = code[i]
+            if c == 0x3E:
+                depth += 1
+            elif c == 0x3C:
+                depth -= 1
+                if depth == 0:
+                    return True
+            elif c == 0x28:
+                return False
+        return False
+    return True
+
+
+def _classify(code: bytes, s: int, e: int, enums: list[tuple[int, int]]) -> str | None:
+    """The kind of definition the name at ``code[s:e]`` is, or None for a use."""
+    prev, prev_at = _prev(code, s)
+    nxt, nxt_end = _next(code, e)
+    if prev == "define" and _DEFINE.search(code, code.rfind(b"\n", 0, s) + 1, s):
+        return "macro"
+    if prev in ("class", "struct", "union", "enum"):
+        t, end = nxt, nxt_end
+        while t == "final":
+            t, end = _next(code, end)
+        return prev if t in ("{", ":") else None
+    if prev == "namespace":
+        return "namespace" if nxt in ("{", "=") else None
+    if prev == "using" and nxt == "=":
+        return "alias"
+    if prev in (".", "->") or (prev == "::" and nxt != "("):
+        return None
+    if prev in ("{", ",") and any(a <= s < b for a, b in enums):
+        return "enumerator"
+    if prev == "}" and nxt in (";", ","):
+        return "typedef" if _in_typedef(code, _opening(code, prev_at)) else "variable"
+    if nxt == "(":
+        return _function(code, nxt_end - 1, prev, prev_at)
+    if prev == "*" and nxt == ")" and _prev(code, prev_at)[0] == "(":
+        return "typedef" if _in_typedef(code, s) else None  # typedef void (*name)(...)
+    if nxt not in _AFTER_DECLARED or not _is_type_token(prev) or not _declarator_ok(code, prev, prev_at):
+        return None
+    if _EXTERN.search(code, _statement_start(code, s), s):
+        return None  # extern int x;: declared here, defined elsewhere (maybe not in the tree)
+    return "typedef" if _in_typedef(code, s) else "variable"
+
+
+def _function(code: bytes, paren: int, prev: str, prev_at: int) -> str | None:
+    """``type name(...) [qualifiers] {`` (or a constructor initializer) is a definition;
+    a prototype or a call is not. A name after ``;``, ``{`` or ``}`` with no type before
+    it is a macro call or a statement, not a definition."""
+    if prev != "::" and (not _is_type_token(prev) or not _declarator_ok(code, prev, prev_at)):
+        return None  # Class::method(...) { defines the method; anything else needs a type
+    pos = _close(code, paren)
+    while True:
+        t, end = _next(code, pos)
+        if t == "{":
+            return "function"
+        if t == ":":
+            return "function" if _next(code, end)[0] != ":" else None  # ctor initializers
+        if t == "(":  # throw(...), __attribute__((...)), noexcept(...)
+            pos = _close(code, end - 1)
+            continue
+        if t and (t in _FUNCTION_TRAILERS or t[:1].isalpha() or t[:1] == "_"
+                  or t in ("*", "<", ">", "::", ",")):
+            pos = end
+            continue
+        return None
+
+
+def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbols:
+    """Index one C/C++/CUDA file with the lexer back end. ``words`` finds names with
+    a CUDA word (candidates to rename), ``target`` names with a MUSA word (what a
+    rename could collide with)."""
+    result = FileSymbols()
+    low = data.lower()
+    has_target, has_words = target.present(low), words.present(low)
+    if not (has_target or has_words):
+        return result
+    # Names in comments, strings and include targets are neither defined nor taken.
+    spans = lexer.comment_and_string_spans(data, frozenset({"comments", "strings"}))
+    code = _blank(data, spans)
+    if has_target:
+        result.taken = sorted({name for _, _, name in target.identifiers(code, low)})
+    if not has_words:
+        return result
+    enums: list[tuple[int, int]] | None = None
+    defined: set[str] = set()
+    line, pos = 1, 0
+    for s, e, name in words.identifiers(code, low):
+        if name in defined or code[e:e + 2] == b"::":
+            continue  # one definition per name and file is enough; cuda::x is a use
+        if enums is None:
+            enums = _enum_bodies(code) if b"enum" in code else []
+        kind = _classify(code, s, e, enums)
+        if kind is None:
+            continue
+        defined.add(name)
+        line += data.count(b"\n", pos, s)
+        pos = s
+        result.defs.append(Definition(name, kind, line, s - data.rfind(b"\n", 0, s)))
+    return result
