@@ -57,6 +57,8 @@ class SimplePorting:
         disable_families: Sequence[str] = (),
         enable_families: Sequence[str] = (),
         quiet: bool = False,
+        rename_paths: bool = False,
+        project_symbols: bool = True,
     ) -> None:
         if isinstance(ignore_dir_paths, str):
             ignore_dir_paths = [ignore_dir_paths]
@@ -69,6 +71,8 @@ class SimplePorting:
         self.disable_families = list(disable_families)
         self.enable_families = list(enable_families)
         self.quiet = quiet
+        self.rename_paths = rename_paths
+        self.project_symbols = project_symbols
 
     def options(self) -> PortOptions:
         return PortOptions(
@@ -80,6 +84,8 @@ class SimplePorting:
             mapping_dir=self.mapping_dir_path,
             disable_families=self.disable_families,
             enable_families=self.enable_families,
+            rename_paths=self.rename_paths,
+            project_symbols=self.project_symbols,
         )
 
     def run(self) -> PortResult:

@@ -44,7 +44,7 @@ def nvcc() -> Path:
 def run_cli(*args, cwd=None, check=None) -> subprocess.CompletedProcess:
     """Run ``python -m musa_porting`` as a user would; returns the completed process."""
     proc = subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+                          capture_output=True, text=True, errors="replace", cwd=cwd)
     if check is not None:
         assert proc.returncode == check, proc.stdout + proc.stderr
     return proc

@@ -75,7 +75,9 @@ def test_mmcv_scenario(mmcv_tree, how, rules):
     for word in ("Accumulate", "accumulate_sum", "CURRENT_STATE", "CURRENT", "cuda_cub"):
         assert re.search(rf"\b{word}\b", carafe), word
     assert "Acmumulate" not in carafe and "MURRENT" not in carafe
-    assert "#define CARAFE_CUDA_KERNEL_MUH" in carafe
+    # The tree's own guard macro: its CUDA word renamed (project symbols) and the
+    # user's sub-word rule _CUH -> _MUH applied on top.
+    assert "#define CARAFE_MUSA_KERNEL_MUH" in carafe
     assert "cuda_cub" in (out / "pytorch/cuda/carafe_cuda.mu").read_text()
 
     helper = (out / "common/pytorch_cuda_helper.hpp").read_text()
@@ -87,7 +89,11 @@ def test_mmcv_scenario(mmcv_tree, how, rules):
     assert ", CUDA," not in bind and bind.count(", PrivateUse1,") == 3
     assert "MMCV_WITH_MUSA" in (out / "pytorch/roi_align.cpp").read_text()
     assert ".is_privateuseone()" in (out / "pytorch/nms.cpp").read_text()
-    assert "SHARED_CUDA_HELPER_MU_H_" in (out / "common/cuda/shared_cuda_helper.muh").read_text()
+    assert "SHARED_MUSA_HELPER_MU_H_" in (out / "common/cuda/shared_cuda_helper.muh").read_text()
+    # mmcv's own macro, defined in one file and used in others, renamed consistently.
+    common = (out / "common/cuda/common_cuda_helper.hpp").read_text()
+    assert "#define MUSA_1D_KERNEL_LOOP" in common and "CUDA_1D_KERNEL_LOOP" not in common
+    assert "MUSA_1D_KERNEL_LOOP(" in (out / "common/cuda/roi_align_cuda_kernel.muh").read_text()
 
     # Byte-for-byte copies and byte-exact rewrites.
     assert (out / "common/lut.bin").read_bytes() == (mmcv_tree / "common/lut.bin").read_bytes()

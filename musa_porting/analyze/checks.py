@@ -33,6 +33,14 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     Check("MP1003", "cuda-header", "error", True,
           "An #include still names a CUDA header that is not a file of the tree.",
           "#include <cuda_gl_interop.h>"),
+    Check("MP1004", "project-symbol-renamed", "note", False,
+          "A name the tree itself defines holds a CUDA word; it is renamed everywhere in "
+          "the tree (at its definition site). --keep it or --no-project-symbols to stop it.",
+          "#define MYLIB_CUDA_CHECK(x) ...   // -> MYLIB_MUSA_CHECK"),
+    Check("MP1005", "project-symbol-collision", "warning", False,
+          "A name the tree defines holds a CUDA word, but its MUSA name is taken (the tree "
+          "defines or uses it, or the tables do), so neither is renamed.",
+          "#define CUDA_CHECK ... / #define MUSA_CHECK ..."),
     Check("MP2001", "inline-ptx", "warning", False,
           "Inline assembly (PTX) does not run on MUSA.", 'asm volatile("bar.sync 0;");'),
     Check("MP2002", "warp-size-32", "warning", False,

@@ -49,6 +49,24 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
 @click.option("--keep", "keep", multiple=True, metavar="NAMES",
               help="CUDA-looking names that are meant to stay (comma-separated, repeatable): "
                    "not reported as residuals. A rule 'X: X' does the same.")
+@click.option("--no-project-symbols", is_flag=True,
+              help="Do not rename the tree's own names that hold a CUDA word (MYLIB_CUDA_CHECK -> "
+                   "MYLIB_MUSA_CHECK, launchCudaKernel -> launchMusaKernel); by default every "
+                   "name the tree defines is renamed everywhere in the tree.")
+@click.option("--symbols", "symbols_backend", type=click.Choice(["lexer", "clang"]), default="lexer",
+              show_default=True,
+              help="How the tree's definitions are found: lexer (no dependency), or clang "
+                   "(pip install 'musa-port[clang]'; uses -I, -D and --compile-commands).")
+@click.option("-D", "--define", "defines", multiple=True, metavar="NAME[=V]",
+              help="A macro for --symbols clang (repeatable).")
+@click.option("--compile-commands", metavar="FILE",
+              help="compile_commands.json with each file's flags, for --symbols clang.")
+@click.option("--rename-paths", is_flag=True,
+              help="Also rename files and folders whose names hold a CUDA word (gemm_cuda.cu -> "
+                   "gemm_musa.mu, csrc/cuda/ -> csrc/musa/); includes and links follow.")
+@click.option("--vocab", "vocab_files", multiple=True, metavar="FILE",
+              help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
+                   "to switch a word off (a rule file's 'vocabulary:' section does the same).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Port files in N processes (default: the number of CPUs). The output is "
                    "the same for any N.")
@@ -71,7 +89,8 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
               help="Options for that build, e.g. \"--arch mp_21 --shared libops.so\".")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
-             extensions, disable_families, enable_families, reverse, keep, jobs, dry_run, diff,
+             extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
+             symbols_backend, defines, compile_commands, rename_paths, vocab_files, jobs, dry_run, diff,
              report_json, report_csv, sarif, report_files, suppress, check, then_build,
              build_args, quiet):
     """Port the CUDA tree SRC into SRC_musa.
@@ -109,6 +128,12 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         disable_families=split_csv(disable_families),
         enable_families=split_csv(enable_families),
         reverse=reverse,
+        project_symbols=not no_project_symbols,
+        symbols_backend=symbols_backend,
+        defines=list(defines),
+        compile_commands=compile_commands,
+        rename_paths=rename_paths,
+        vocab_files=list(vocab_files),
         jobs=jobs,
         dry_run=dry_run,
         collect_diff=diff is not None,

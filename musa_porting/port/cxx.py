@@ -6,11 +6,15 @@ any process and be tested without a tree.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 
+from ..rules.project import PROJECT_FAMILY
 from . import lexer
 from .engine import Edit, Matcher, rewrite
+from .messages import MessageWords
 
 INCLUDE_FAMILY = "includes"
 
@@ -48,6 +52,7 @@ def port_bytes(
     include_mapper: IncludeMapper | None = None,
     skip: Set[str] = frozenset(),
     known_headers: Set[str] = frozenset(),
+    messages: MessageWords | None = None,
 ) -> FilePort:
     """Port one file's bytes.
 
@@ -56,7 +61,10 @@ def port_bytes(
     and/or 'strings'; include targets stay eligible either way. ``known_headers``
     are header names the default tables produce: a user rule that rewrites an
     out-of-tree include into anything else gets a warning, since the header it now
-    names may not exist.
+    names may not exist. ``messages`` renames vocabulary words standing alone in
+    comments and strings. Project symbols (rules of the ``project`` family) change in
+    a string literal only where the string is the name itself, qualified
+    (``"mylib::gemm_cuda"``) or as an operator schema (``"gemm_cuda(Tensor x) -> Tensor"``).
     """
     incs = lexer.includes(data)
     protected = lexer.marker_spans(data)
@@ -80,22 +88,72 @@ def port_bytes(
             if hit is not None:
                 fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
 
+    # The whole include target, delimiters included: header keys carry them ("<cuda.h>").
+    holes = lexer.merge_spans([(i.start - 1, i.end + 1) for i in incs])
+    typed: list[tuple[int, int, str]] | None = None
     excluded = list(protected)
     if skip:
-        spans = lexer.comment_and_string_spans(data, frozenset(skip))
-        # The whole target, delimiters included: header keys carry them ("<cuda.h>").
-        holes = lexer.merge_spans([(i.start - 1, i.end + 1) for i in incs])
+        typed = lexer.typed_spans(data)
+        spans = [(s, e) for s, e, kind in typed if kind in skip]
         excluded.extend(lexer.subtract_spans(lexer.merge_spans(spans), holes))
     if excluded:
         excluded = lexer.merge_spans(excluded)
         # A fixed include edit must not overlap an excluded span.
         fixed = [f for f in fixed if not any(s < f[1] and f[0] < e for s, e in excluded)]
+    if messages and messages.present(data):
+        if typed is None:
+            typed = lexer.typed_spans(data)
+        eligible = [(s, e) for s, e, kind in typed if kind not in skip]
+        eligible = lexer.subtract_spans(eligible, lexer.merge_spans(excluded + holes))
+        strings = [(s, e) for s, e, kind in typed if kind == "strings"]
+        taken = [(f[0], f[1]) for f in fixed]
+        fixed += [m for m in messages.edits(data, eligible, strings)
+                  if not any(s < m[1] and m[0] < e for s, e in taken)]
 
-    result = rewrite(data, matcher, excluded=excluded, fixed=fixed)
+    accept = None
+    if PROJECT_FAMILY in matcher.families:
+        accept = _ProjectStrings(data, typed).accept
+    result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     warnings: list[tuple[int, str]] = []
     if out_of_tree and result.edits:
         warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
     return FilePort(result.data, result.edits, warnings)
+
+
+_QUALIFIED = re.compile(rb"(?:[A-Za-z_][A-Za-z0-9_]*(?:::|\.))*")
+
+
+class _ProjectStrings:
+    """Decides whether a project-symbol match may change: anywhere outside string
+    literals; inside one only when the literal is the name (qualified or not, or a
+    schema that starts with it)."""
+
+    def __init__(self, data: bytes, typed: list[tuple[int, int, str]] | None):
+        self.data = data
+        self._typed = typed
+        self._strings: list[tuple[int, int]] | None = None
+        self._starts: list[int] = []
+
+    def accept(self, start: int, end: int, rule: object) -> bool:
+        if getattr(rule, "family", None) != PROJECT_FAMILY:
+            return True
+        if self._strings is None:
+            typed = self._typed if self._typed is not None else lexer.typed_spans(self.data)
+            self._strings = [(s, e) for s, e, kind in typed if kind == "strings"]
+            self._starts = [s for s, _ in self._strings]
+        i = bisect_right(self._starts, start) - 1
+        if i < 0 or not (self._strings[i][0] <= start < self._strings[i][1]):
+            return True
+        s, e = self._strings[i]
+        q = self.data.find(b'"', s, e)
+        if q < 0:
+            return False  # a char literal
+        inner_end = self.data.rfind(b'"', q + 1, e)
+        m = _QUALIFIED.match(self.data, q + 1, start)
+        if m is None or m.end() != start:
+            return False
+        after = self.data[end:inner_end if inner_end > q else e]
+        return after == b"" or after.startswith(b"(")
 
 
 def _include_warnings(new_data, edits, out_of_tree, known_headers) -> list[tuple[int, str]]:

@@ -11,7 +11,7 @@ where a key's edge is a letter or a digit, so ``_CUH`` still hits ``FOO_CUH``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -24,8 +24,8 @@ _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 _LEFT_BOUNDARY = rb"(?<![A-Za-z0-9_].)"
 _RIGHT_BOUNDARY = rb"(?![A-Za-z0-9_])"
 # A key that is a whole identifier with alphanumeric ends: found by token lookup.
-_WORD_KEY = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9_]*[A-Za-z0-9])?")
-_HEADER_KEY = re.compile(rb'<[^<>"\s]+>|"[^<>"\s]+"')
+WORD_KEY = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9_]*[A-Za-z0-9])?")
+HEADER_KEY = re.compile(rb'<[^<>"\s]+>|"[^<>"\s]+"')
 
 
 @dataclass(frozen=True)
@@ -103,15 +103,16 @@ class Matcher:
         # ever match a whole #include target, so callers that know the includes look
         # them up directly (see fileport) instead of paying for them in a regex.
         self.headers: dict[bytes, tuple[str, bytes, object]] = {}
+        self.families = frozenset(getattr(r, "family", None) for r in self.rules.values())
         for key, rule in self.rules.items():
             if not key:
                 raise ValueError("empty rule key")
             value = rule if isinstance(rule, str) else rule.value  # type: ignore[attr-defined]
             kb = key.encode("utf-8")
             item = (key, value.encode("utf-8"), rule)
-            if _WORD_KEY.fullmatch(kb):
+            if WORD_KEY.fullmatch(kb):
                 self._words[kb] = item
-            elif _HEADER_KEY.fullmatch(kb):
+            elif HEADER_KEY.fullmatch(kb):
                 self.headers[kb] = item
             else:
                 self._others[kb] = item
@@ -235,13 +236,15 @@ def rewrite(
     *,
     excluded: Sequence[tuple[int, int]] = (),
     fixed: Sequence[tuple[int, int, bytes, object]] = (),
+    accept: Callable[[int, int, object], bool] | None = None,
 ) -> Rewrite:
     """Apply ``matcher`` to ``data`` in one pass.
 
     ``excluded`` spans are never matched (comments or strings the user skipped,
     marker-protected regions). ``fixed`` edits, (start, end, replacement, rule), are
     decided by the caller (an include that follows a file rename) and take their
-    span out of rule matching. The two must not overlap each other.
+    span out of rule matching. The two must not overlap each other. ``accept``
+    (start, end, rule) may veto a match, which then leaves its text as it is.
     """
     blocked = list(excluded) + [(s, e) for s, e, _, _ in fixed]
     found: list[tuple[int, int, str, bytes, object]] = []
@@ -251,6 +254,8 @@ def rewrite(
                 found.extend(matcher.finditer(data, s, e))
         else:
             found.extend(matcher.finditer(data))
+    if accept is not None:
+        found = [f for f in found if accept(f[0], f[1], f[4])]
     for s, e, new, rule in fixed:
         found.append((s, e, data[s:e].decode("utf-8", "surrogateescape"), new, rule))
     if not found:

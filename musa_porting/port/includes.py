@@ -11,7 +11,7 @@ of another package stays.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .filenames import RENAMES, ported_name
 
@@ -26,8 +26,9 @@ class IncludeResolver:
     """
 
     def __init__(self, files: Iterable[str], include_dirs: Iterable[str] = (),
-                 renames: dict[str, str] = RENAMES):
+                 renames: dict[str, str] = RENAMES, out_rel_of: Mapping[str, str] | None = None):
         self.renames = renames
+        self.out_rel_of = out_rel_of  # each tree file's output path, when the port knows it
         self.files = set(files)
         self.include_dirs = [d.strip("/") for d in include_dirs]
         self._by_base: dict[str, list[str]] = {}
@@ -58,6 +59,8 @@ class IncludeResolver:
         rel = self.resolve(including, target)
         if rel is None:
             return None
+        if self.out_rel_of is not None:
+            return _follow(target, rel, self.out_rel_of.get(rel, rel))
         new_base = ported_name(posixpath.basename(rel), self.renames)
         old_base = posixpath.basename(rel)
         if new_base == old_base:
@@ -65,3 +68,22 @@ class IncludeResolver:
         # Only the final extension changes: keep the user's spelling of the path.
         return target[: len(target) - len(old_base)] + new_base if target.endswith(old_base) \
             else ported_name(target, self.renames)
+
+
+def _follow(target: str, rel: str, out: str) -> str:
+    """``target`` (which names ``rel``) naming ``out`` instead. The target's trailing
+    folder and file names are the last ones of ``rel``: they become the last ones of
+    ``out`` (folders renamed with ``--rename-paths`` too); a leading ``../`` stays."""
+    if out == rel:
+        return target
+    parts = target.split("/")
+    k = 0
+    for part in reversed(parts):
+        if part in (".", "..", ""):
+            break
+        k += 1
+    rel_parts, out_parts = rel.split("/"), out.split("/")
+    if k == 0 or k > len(rel_parts) or rel_parts[-k:] != parts[-k:]:
+        return target[: len(target) - len(rel_parts[-1])] + out_parts[-1] \
+            if target.endswith(rel_parts[-1]) else target
+    return "/".join(parts[:-k] + out_parts[-k:])

@@ -9,6 +9,7 @@ for: the default porting mode (rules everywhere) needs includes and markers only
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 # Comments and literals, leftmost first. Every alternative starts with a literal
@@ -56,20 +57,41 @@ def comment_and_string_spans(data: bytes, kinds: frozenset[str]) -> list[tuple[i
 
     Strings include char literals and raw strings; the delimiters are part of the span.
     """
-    want_comments = "comments" in kinds
-    want_strings = "strings" in kinds
+    return [(s, e) for s, e, kind in typed_spans(data) if kind in kinds]
+
+
+def typed_spans(data: bytes) -> list[tuple[int, int, str]]:
+    """Every comment and string literal as (start, end, 'comments' or 'strings'). The
+    text of an ``#error`` or ``#warning`` line is a message too: it counts as a string."""
     spans = []
     for m in _TOKEN_RE.finditer(data):
         kind = m.lastgroup
-        if kind == "delim":  # the named group inside raw_string can be lastgroup
-            kind = "raw_string"
         if kind in ("line_comment", "block_comment"):
-            if want_comments:
-                spans.append(m.span())
-        elif kind in ("string", "raw_string", "char"):
-            if want_strings:
-                spans.append(m.span())
+            spans.append((*m.span(), "comments"))
+        else:  # string, raw_string (or its delim group), char
+            spans.append((*m.span(), "strings"))
+    if b"#" in data and (b"error" in data or b"warning" in data):
+        spans = _with_directive_messages(data, spans)
     return spans
+
+
+_DIRECTIVE_MESSAGE = re.compile(rb"^[ \t]*#[ \t]*(?:error|warning)\b[ \t]*([^\r\n]*)", re.MULTILINE)
+
+
+def _with_directive_messages(data: bytes, spans: list[tuple[int, int, str]]
+                             ) -> list[tuple[int, int, str]]:
+    messages = [(m.start(1), m.end(1), "strings") for m in _DIRECTIVE_MESSAGE.finditer(data)
+                if m.end(1) > m.start(1)]
+    if not messages:
+        return spans
+    starts = [s for s, _, _ in messages]
+    kept = []
+    for s, e, kind in spans:
+        i = bisect_right(starts, s) - 1
+        if i >= 0 and s < messages[i][1]:
+            continue  # a quote or comment inside the message: the message covers it
+        kept.append((s, e, kind))
+    return sorted(kept + messages)
 
 
 def includes(data: bytes) -> list[Include]:

@@ -91,6 +91,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "checks": {c.id: {"name": c.name, "level": c.level, "residual": c.residual,
                           "description": c.description} for c in CHECKS.values()},
         "warnings": list(r.warnings),
+        "project_symbols": project_dict(r),
         "run": {
             "elapsed_s": round(r.elapsed, 4),
             "mb_per_s": round(r.mb_per_s, 2),
@@ -103,3 +104,29 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
 def write_json(r: PortResult, path: str, suppress: Set[str] = frozenset()) -> None:
     write_text(path, json.dumps(report_dict(r, suppress), indent=1, sort_keys=False) + "\n")
 
+
+
+def _sites(sites) -> list[dict]:
+    return [{"file": x.file, "line": x.line, "column": x.column, "kind": x.kind} for x in sites]
+
+
+def project_dict(r: PortResult) -> dict:
+    """The project-symbol renames: each name, where the tree defines it and how many
+    places changed; and the names left because their MUSA name is taken."""
+    plan = r.project
+    places: dict[str, int] = {}
+    for f in r.files:
+        for key, n in f.record.by_rule.items():
+            if plan is not None and key in plan.renames:
+                places[key] = places.get(key, 0) + n
+    return {
+        "backend": r.symbols_backend if plan is not None else None,
+        "places": sum(places.values()),
+        "renamed": [] if plan is None else [
+            {"name": x.old, "new": x.new, "sites": _sites(x.sites), "places": places.get(x.old, 0)}
+            for x in sorted(plan.renames.values(), key=lambda x: x.old)],
+        "collisions": [] if plan is None else [
+            {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
+            for c in plan.collisions],
+        "notes": dict(sorted(r.symbol_notes.items())),
+    }

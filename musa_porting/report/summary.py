@@ -55,6 +55,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         ("bytes", r.bytes_in),
         ("lines changed", r.lines_changed),
         ("replacements", r.replacements),
+        *_project_rows(r),
         ("residuals", res),
         ("conversion rate", pct(rate(r.replacements, res))),
         ("would write" if r.dry_run else "written", r.written),
@@ -107,6 +108,8 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
             c = CHECKS[cid]
             ct.add_row(cid, c.name, c.level, str(counts[cid]))
         console.print(ct)
+        # Notes (each project-symbol rename) are counted above, listed in the reports.
+        found = [(f, d) for f, d in found if d.check.level != "note"]
         for f, d in found[:max_findings]:
             console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
                           f"{d.check.level}: {d.message} [{d.id} {d.check.name}]",
@@ -115,3 +118,14 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
                           "--report-csv)")
 
+
+
+def _project_rows(r: PortResult) -> list[tuple[str, object]]:
+    """``project symbols renamed: 37 names, 412 places`` (and the names left)."""
+    if r.project is None:
+        return []
+    rows: list[tuple[str, object]] = [
+        ("project symbols renamed", f"{len(r.project.renames)} names, {r.project_places} places")]
+    if r.project.collisions:
+        rows.append(("  not renamed (name taken)", len(r.project.collisions)))
+    return rows

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 from ..analyze.residuals import Knowledge
 from ..port.engine import Matcher
+from ..port.messages import MessageWords
 from ..rules import RuleSet, build_ruleset
+from ..rules.project import ProjectPlan
+from ..rules.vocabulary import Vocabulary
 from .options import PortOptions
 
 
@@ -24,6 +27,8 @@ class ActiveRules:
     # for an out-of-tree include get a warning).
     known_headers: frozenset[str]
     knowledge: Knowledge  # for the residual scan
+    project: ProjectPlan | None = None  # the tree's own names renamed this run
+    messages: MessageWords | None = None  # vocabulary words alone in comments and strings
 
 
 def rule_options(opts: PortOptions) -> dict:
@@ -40,9 +45,9 @@ def rule_options(opts: PortOptions) -> dict:
     }
 
 
-def load_active_rules(opts: PortOptions) -> ActiveRules:
-    """Load the tables and user rules of ``opts`` and compile the matcher."""
-    ruleset = build_ruleset(
+def load_ruleset(opts: PortOptions) -> RuleSet:
+    """The tables and user rules of ``opts``, merged."""
+    return build_ruleset(
         rule_files=opts.rule_files,
         inline_rules=opts.inline_rules,
         default_rules=opts.default_rules,
@@ -50,13 +55,28 @@ def load_active_rules(opts: PortOptions) -> ActiveRules:
         disable_families=opts.disable_families,
         enable_families=opts.enable_families,
     )
-    matcher = Matcher(ruleset.reversed() if opts.reverse else ruleset.rewriting())
+
+
+def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
+                      project: ProjectPlan | None = None,
+                      vocabulary: Vocabulary | None = None) -> ActiveRules:
+    """Compile the matcher for ``opts`` (loading the rules unless given): the rules,
+    then the project's renames, which never replace a rule."""
+    if ruleset is None:
+        ruleset = load_ruleset(opts)
+    rules: dict = dict(ruleset.reversed() if opts.reverse else ruleset.rewriting())
+    if project is not None:
+        for key, rule in project.rules().items():
+            rules.setdefault(key, rule)
+    matcher = Matcher(rules)
     known_headers = frozenset(
         value.decode("utf-8", "surrogateescape").strip('<>"')
         for _, value, rule in matcher.headers.values()
         if not getattr(rule, "is_user", False)
     )
-    return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep))
+    messages = MessageWords(vocabulary) if vocabulary else None
+    return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep), project,
+                       messages or None)
 
 
 def _knowledge(ruleset: RuleSet, keep_names) -> Knowledge:

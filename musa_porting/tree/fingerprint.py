@@ -36,7 +36,14 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
     h.update(__version__.encode())
     h.update(stamp.encode("utf-8", "surrogateescape"))
     h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
-                   sorted(opts.keep), opts.reverse)).encode())
+                   sorted(opts.keep), opts.reverse, opts.project_symbols, opts.symbols_backend,
+                   list(opts.defines), opts.rename_paths)).encode())
+    for path in [*opts.vocab_files, *([opts.compile_commands] if opts.compile_commands else [])]:
+        try:
+            st = os.stat(path)
+            h.update(repr((os.path.abspath(path), st.st_size, st.st_mtime_ns)).encode())
+        except OSError:
+            h.update(repr((os.path.abspath(path), "missing")).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import find_diagnostics
+from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
 from ..port import lexer
 from ..port.cxx import port_bytes
@@ -66,6 +67,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         include_mapper=lambda t: resolver.ported_target(rel, t),
         skip=ctx.skip,
         known_headers=rules.known_headers,
+        messages=rules.messages,
     )
     found: list[Diagnostic] = []
     if not ctx.reverse:
@@ -74,6 +76,8 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
                               lambda t: resolver.resolve(rel, t) is not None)
         found = find_diagnostics(data, ported.data, ported.edits, knowledge,
                                  lexer.marker_spans(ported.data))
+    found += project_findings(rel, rules.project, ported.edits)
+    found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
                   ported.by_rule())
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
 TMP_SUFFIX = ".musa-port-tmp"
-VERSION = 2
+VERSION = 3
 
 
 @dataclass
@@ -37,6 +37,9 @@ class FileRecord:
     # an unchanged file still reports what is left in it.
     diagnostics: list[list] = field(default_factory=list)
     lang: str = ""  # the file kind that ported it ("cxx"; see tree/kinds.py), "" if none
+    # Its part of the symbol index (analyze/symbols.FileSymbols.to_json), so that a
+    # re-run indexes only the files that changed.
+    symbols: dict | None = None
 
 
 @dataclass
@@ -49,6 +52,8 @@ class Manifest:
     # How the tree was ported (rule files, inline rules, families...): `musa-port verify`
     # rebuilds the same rules from it to generate its shim.
     options: dict = field(default_factory=dict)
+    # The project-symbol plan of the run (rules/project.ProjectPlan.to_json).
+    project: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
         # vars(), not asdict(): asdict deep-copies every list, which cost more than the
@@ -61,6 +66,7 @@ class Manifest:
             "dirs": sorted(self.dirs),
             "rules": self.rules,
             "options": self.options,
+            "project": self.project,
         }
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
         lines = [dumps(head)[:-1] + ',"files":{']
@@ -82,6 +88,6 @@ def load_manifest(out_dir: str) -> Manifest:
         files = {k: FileRecord(**v) for k, v in data.get("files", {}).items()}
         return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                         list(data.get("dirs", [])), int(data.get("rules", 0)),
-                        dict(data.get("options", {})))
+                        dict(data.get("options", {})), dict(data.get("project", {})))
     except (OSError, ValueError, TypeError):
         return Manifest()

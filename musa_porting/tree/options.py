@@ -33,3 +33,10 @@ class PortOptions:
     dry_run: bool = False  # compute everything, write nothing
     collect_diff: bool = False  # keep old and new bytes of every changed file
     progress: Callable[[int, int], None] | None = None  # (files done, files total)
+    # The tree's own CUDA-named symbols (MYLIB_CUDA_CHECK -> MYLIB_MUSA_CHECK): on by default.
+    project_symbols: bool = True
+    symbols_backend: str = "lexer"  # "lexer", or "clang" (pip install 'musa-port[clang]')
+    defines: Sequence[str] = ()  # -D for the clang back end
+    compile_commands: str | None = None  # compile_commands.json for the clang back end
+    rename_paths: bool = False  # vocabulary words in folder and source file names too
+    vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)

@@ -70,3 +70,28 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
         _ACTIVE = None
     for i in range(todo):
         yield results[i]
+
+
+_MAPPED: Callable | None = None  # the function map_forked runs (inherited by the workers)
+
+
+def _map_chunk(items: list) -> list:
+    return [_MAPPED(x) for x in items]  # type: ignore[misc]
+
+
+def map_forked(func: Callable, items: list, jobs: int | None) -> list:
+    """``[func(x) for x in items]`` in forked workers, in order. ``func`` may be a
+    closure over unpicklable state (it is inherited, not sent); only results travel."""
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs <= 1 or len(items) < MIN_PARALLEL_FILES or not _fork_available():
+        return [func(x) for x in items]
+    import multiprocessing
+
+    global _MAPPED
+    _MAPPED = func
+    chunks = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
+            return [r for part in pool.map(_map_chunk, chunks) for r in part]
+    finally:
+        _MAPPED = None

@@ -55,11 +55,14 @@ def include_dirs_rel(src_abs: str, dirs: Sequence[str]) -> list[str]:
 
 
 def link_target(src: str, out: str, e: Entry, out_rel_of: dict[str, str]) -> str:
-    """What the ported copy of symlink ``e`` points at: a file of the tree by its
-    ported name (``k.cuh -> k.muh``), anything outside the tree where it pointed."""
+    """What the ported copy of symlink ``e`` points at: a file or folder of the tree by
+    its ported name (``k.cuh -> k.muh``), anything outside the tree where it pointed.
+    Relative targets are relative to where the link is written (its folder may have
+    been renamed)."""
     src_link = os.path.join(src, e.rel)
     target = os.readlink(src_link)
     link_dir_rel = posixpath.dirname(e.rel)
+    out_dir_rel = posixpath.dirname(out_rel_of.get(e.rel, e.rel))
     if os.path.isabs(target):
         t_abs = os.path.normpath(target)
         if inside(t_abs, src):
@@ -70,9 +73,8 @@ def link_target(src: str, out: str, e: Entry, out_rel_of: dict[str, str]) -> str
     if t_rel == ".." or t_rel.startswith("../"):
         # Points outside the tree: keep pointing at the same place.
         t_abs = os.path.normpath(os.path.join(src, link_dir_rel, target))
-        out_dir = os.path.join(out, link_dir_rel)
-        return os.path.relpath(t_abs, out_dir)
+        return os.path.relpath(t_abs, os.path.join(out, out_dir_rel))
     new_rel = out_rel_of.get(t_rel, t_rel)
-    if new_rel == t_rel:
+    if new_rel == t_rel and out_dir_rel == link_dir_rel:
         return target
-    return posixpath.relpath(new_rel, link_dir_rel or ".")
+    return posixpath.relpath(new_rel, out_dir_rel or ".")

@@ -64,6 +64,7 @@ class Planner:
         self.fast = fast
         self.rules = rules
         self.collect_diff = opts.collect_diff
+        self.symbols: dict[str, dict] = {}  # each source's index entry, kept in its record
         # Writes a planned output's new bytes to its temp file (None: do not stage).
         self.stage: Callable[[Planned, bytes], None] | None = None
 
@@ -130,6 +131,7 @@ class Planner:
         ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts)
         ported = PORTERS[kind](data, ctx)
         rec.lang = kind
+        rec.symbols = self.symbols.get(e.rel)
         rec.edits = len(ported.edits)
         rec.lines_changed = len({ed.line for ed in ported.edits})
         rec.by_family = ported.by_family

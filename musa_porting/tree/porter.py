@@ -16,18 +16,23 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 
 from ..errors import PortError
-from ..port.filenames import RENAMES, REVERSE_RENAMES, ported_name
+from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..port.includes import IncludeResolver
-from .active_rules import load_active_rules, rule_options
+from ..rules.project import ProjectPlan
+from ..rules.vocabulary import Vocabulary
+from .active_rules import load_active_rules, load_ruleset, rule_options
 from .fingerprint import options_fingerprint, rules_stamp
 from .kinds import KindSelector
 from .manifest import JOURNAL_NAME, MANIFEST_NAME, FileRecord, Manifest, load_manifest
+from .names import output_names
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
+from .project_symbols import SymbolPass, run_vocabulary
 from .result import PortResult
 from .stage import Stager
 from .walk import Entry, Ignorer, walk
@@ -45,6 +50,7 @@ class Porter:
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
         self.renames = REVERSE_RENAMES if options.reverse else RENAMES
         self.kinds = KindSelector.from_options(options)
+        self._vocabulary: Vocabulary | None = None
 
     def _walk(self, result: PortResult) -> list[Entry]:
         ignorer = Ignorer(self.opts.ignore)
@@ -61,42 +67,23 @@ class Porter:
             kept.append(e)
         return kept
 
-    def _out_rel(self, e: Entry) -> str:
-        if e.kind == "dir":
-            return e.rel
-        if e.kind == "file" and self.kinds.kind_of(e.rel) is None:
-            return e.rel  # copied under its own name
-        return ported_name(e.rel, self.renames)
-
-    def _output_names(self, entries: list[Entry]) -> dict[str, str]:
-        """Each input's output path; two inputs may not share one."""
-        out_rel_of: dict[str, str] = {}
-        owner: dict[str, str] = {}
-        for e in entries:
-            o = self._out_rel(e)
-            if o in owner:
-                raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", self.src)
-            if o in (MANIFEST_NAME, JOURNAL_NAME):
-                raise PortError(f"{e.rel} would overwrite the manifest", self.src)
-            owner[o] = e.rel
-            out_rel_of[e.rel] = o
-        return out_rel_of
-
     def run(self) -> PortResult:
         t0 = time.perf_counter()
         opts = self.opts
-        result = PortResult(self.src, self.out, dry_run=opts.dry_run)
+        result = PortResult(self.src, self.out, dry_run=opts.dry_run,
+                            symbols_backend=opts.symbols_backend)
         entries = self._walk(result)
-        out_rel_of = self._output_names(entries)
+        out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
+                                  self.vocabulary() if opts.rename_paths else None, result.warnings)
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
-                                   self.renames)
+                                   self.renames, out_rel_of)
         fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
         old = load_manifest(self.out)
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
-        dirs = [e for e in entries if e.kind == "dir"]
+        dirs = [replace(e, rel=out_rel_of[e.rel]) for e in entries if e.kind == "dir"]
         files = [e for e in entries if e.kind != "dir"]
         # Files whose input and output are as the manifest recorded: decided once here,
         # used by the planning below (and inherited by forked workers).
@@ -107,10 +94,16 @@ class Porter:
                 if rec is not None:
                     fast[e.rel] = rec
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
-        if not trusted or any(planner.needs_port(e) for e in files):
+        ruleset = None
+        project = None
+        if opts.project_symbols:
+            ruleset, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
+            planner.fast = fast
+        if ruleset is not None or not trusted or any(planner.needs_port(e) for e in files):
             # Also checks the rule files, even for a tree with no sources.
-            planner.rules = load_active_rules(opts)
+            planner.rules = load_active_rules(opts, ruleset, project, self.vocabulary())
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
+        result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
         # (the renames happen after planning).
         stager = Stager(self.out) if not opts.dry_run and planner.rules is not None else None
@@ -134,10 +127,45 @@ class Porter:
         if not opts.dry_run:
             write_outputs(self.src, self.out, planned, dirs, staged=stager is not None)
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                                [d.rel for d in dirs], result.rules, rule_options(opts))
+                                [d.rel for d in dirs], result.rules, rule_options(opts),
+                                project.to_json() if project is not None else {})
             finish(self.out, planned, dirs, old, manifest, result)
         result.elapsed = time.perf_counter() - t0
         return result
+
+    def vocabulary(self) -> Vocabulary:
+        """The run's vocabulary, loaded on first need (a no-change re-run has none)."""
+        if self._vocabulary is None:
+            self._vocabulary = run_vocabulary(self.opts)
+        return self._vocabulary
+
+    def _project_symbols(self, files: list[Entry], fast: dict[str, FileRecord], old: Manifest,
+                         trusted: bool, planner: Planner, result: PortResult):
+        """Index the sources and plan the renames. Returns the rules when they had to be
+        loaded, the plan, and the files still skipped: when the renames differ from the
+        last run's, every file is ported again."""
+        sources = [e for e in files if e.kind == "file" and self.kinds.kind_of(e.rel) == "cxx"]
+        old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
+        known = [fast[e.rel].symbols for e in sources if e.rel in fast]
+        if old_plan is not None and len(known) == len(sources) and all(x is not None for x in known):
+            # Nothing changed: the last run's plan holds, and no table is loaded.
+            result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
+                                   if fast[e.rel].symbols.get("note")}
+            return None, old_plan, fast
+        symbols = SymbolPass(self.opts, self.src, self.vocabulary())
+        index = symbols.index(sources, fast)
+        result.symbols_indexed = len(symbols.reindexed)
+        result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
+        ruleset = load_ruleset(self.opts)
+        plan = symbols.plan(index, ruleset)
+        for rel in symbols.reindexed:
+            rec = planner.fast.get(rel)
+            if rec is not None:
+                rec.symbols = index[rel].to_json()
+        planner.symbols = {rel: fs.to_json() for rel, fs in index.items()}
+        if old_plan is None or old_plan.key() != plan.key():
+            fast = {}
+        return ruleset, plan, fast
 
 
 def port_tree(options: PortOptions) -> PortResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analyze.checks import Diagnostic
+from ..rules.project import ProjectPlan
 from .manifest import FileRecord
 
 
@@ -59,6 +60,10 @@ class PortResult:
     rules: int = 0
     dry_run: bool = False
     diff_items: list[DiffItem] = field(default_factory=list)
+    project: ProjectPlan | None = None  # the tree's own names renamed (or colliding)
+    symbol_notes: dict[str, str] = field(default_factory=dict)  # how a file was indexed, if odd
+    symbols_backend: str = "lexer"
+    symbols_indexed: int = 0  # sources read for the symbol index (the rest: from the manifest)
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)
@@ -103,6 +108,11 @@ class PortResult:
             for key, n in f.record.by_rule.items():
                 out[key] = out.get(key, 0) + n
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def project_places(self) -> int:
+        """Replacements made by project-symbol renames."""
+        return sum(f.by_family.get("project", 0) for f in self.files)
 
     @property
     def lines_changed(self) -> int:

@@ -1,0 +1,42 @@
+"""Findings for project symbols: each renamed name (MP1004, a note) and each name
+whose MUSA name is taken (MP1005, a warning), at its first definition site, so the
+reports and SARIF show where every rename comes from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..port.engine import Edit
+from ..rules.project import Collision, ProjectPlan, Rename
+from .checks import Diagnostic
+
+
+def _out_column(line: int, column: int, edits: Sequence[Edit]) -> int:
+    """The column in the ported file of a source column: the edits before it on its
+    line change its place by their growth."""
+    delta = 0
+    for e in edits:
+        if e.line == line and e.column < column:
+            delta += len(e.new.encode("utf-8", "surrogateescape")) - (e.end - e.start)
+    return column + delta
+
+
+def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) -> list[Diagnostic]:
+    if plan is None:
+        return []
+    out = []
+    for what, item in plan.by_file().get(rel, ()):
+        site = item.sites[0]
+        col = _out_column(site.line, site.column, edits)
+        if what == "rename":
+            assert isinstance(item, Rename)
+            more = len(item.sites) - 1
+            where = f", also defined at {more} more place{'s' if more > 1 else ''}" if more else ""
+            msg = (f"'{item.old}' ({site.kind}) is defined in the tree: renamed to '{item.new}' "
+                   f"everywhere{where}")
+            out.append(Diagnostic("MP1004", item.old, site.line, col, site.line, site.column, msg))
+        else:
+            assert isinstance(item, Collision)
+            msg = f"'{item.old}' ({site.kind}) not renamed to '{item.new}': {item.reason}"
+            out.append(Diagnostic("MP1005", item.old, site.line, col, site.line, site.column, msg))
+    return out

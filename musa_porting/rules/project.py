@@ -1,0 +1,147 @@
+"""Project symbols: the rename plan for names the tree itself defines.
+
+A name the tree defines (see ``analyze/symbols.py``) that holds a vocabulary word is
+renamed everywhere in the tree (``MYLIB_CUDA_CHECK`` -> ``MYLIB_MUSA_CHECK``), unless
+the new name is already taken: defined or used in the tree, a name of the rule
+tables, or the new name of another rename. Then neither is renamed and the collision
+is reported, so a project that already has both ``CUDA_CHECK`` and ``MUSA_CHECK``
+keeps both. Names the rules already port, and names the user keeps, are left to them;
+so is a name that is only a word (``namespace cuda``): other code uses the same name
+(``thrust::cuda``, CCCL's ``cuda::std``, ``at::cuda``), which a rename would break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Set
+from dataclasses import dataclass, field
+
+from .model import Rule
+from .vocabulary import Vocabulary
+
+PROJECT_FAMILY = "project"
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where the tree defines a name (the source file, 1-based line and column)."""
+
+    file: str
+    line: int
+    column: int
+    kind: str
+
+
+@dataclass
+class Rename:
+    old: str
+    new: str
+    sites: list[Site]
+
+    def to_json(self) -> list:
+        return [self.old, self.new, [[s.file, s.line, s.column, s.kind] for s in self.sites]]
+
+    @classmethod
+    def from_json(cls, row: list) -> Rename:
+        return cls(row[0], row[1], [Site(*s) for s in row[2]])
+
+
+@dataclass
+class Collision:
+    old: str
+    new: str
+    reason: str
+    sites: list[Site]
+
+    def to_json(self) -> list:
+        return [self.old, self.new, self.reason, [[s.file, s.line, s.column, s.kind] for s in self.sites]]
+
+    @classmethod
+    def from_json(cls, row: list) -> Collision:
+        return cls(row[0], row[1], row[2], [Site(*s) for s in row[3]])
+
+
+@dataclass
+class ProjectPlan:
+    renames: dict[str, Rename] = field(default_factory=dict)
+    collisions: list[Collision] = field(default_factory=list)
+    _by_file: dict | None = field(default=None, repr=False, compare=False)
+
+    def rules(self) -> dict[str, Rule]:
+        """The renames as rules for the engine (family ``project``)."""
+        out = {}
+        for r in self.renames.values():
+            site = r.sites[0]
+            out[r.old] = Rule(r.old, r.new, PROJECT_FAMILY, "supported", site.file, site.line,
+                              f"defined in the tree ({site.kind}, {site.file}:{site.line})")
+        return out
+
+    def by_file(self) -> dict[str, list[tuple[str, Rename | Collision]]]:
+        """Each renamed or colliding name at its first definition site, by file."""
+        if self._by_file is not None:
+            return self._by_file
+        out: dict[str, list[tuple[str, Rename | Collision]]] = {}
+        for r in self.renames.values():
+            out.setdefault(r.sites[0].file, []).append(("rename", r))
+        for c in self.collisions:
+            out.setdefault(c.sites[0].file, []).append(("collision", c))
+        self._by_file = out
+        return out
+
+    def to_json(self) -> dict:
+        return {"renames": [r.to_json() for r in self.renames.values()],
+                "collisions": [c.to_json() for c in self.collisions]}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> ProjectPlan:
+        renames = [Rename.from_json(r) for r in data.get("renames", [])]
+        return cls({r.old: r for r in renames},
+                   [Collision.from_json(c) for c in data.get("collisions", [])])
+
+    def key(self) -> tuple:
+        """What decides the ported text (the sites do not)."""
+        return tuple(sorted((r.old, r.new) for r in self.renames.values()))
+
+
+def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vocabulary, *,
+                 rule_names: Set[str] = frozenset(), rule_keys: Set[str] = frozenset(),
+                 keep: Iterable[str] = (), refine: Callable[[str], str] | None = None
+                 ) -> ProjectPlan:
+    """The plan for the tree's definitions ``defs`` (name -> its definition sites).
+
+    ``taken``: names of the tree a new name must not be (identifiers with a MUSA word);
+    ``rule_names``: keys and values of the rules in force (a new name must not be one);
+    ``rule_keys``: names the rules port already (not renamed here); ``keep``: --keep;
+    ``refine``: what the rules do inside a name, applied to the new name too (a rule
+    ``_CUH -> _MUH`` makes ``FOO_CUDA_CUH`` ``FOO_MUSA_MUH``, as it would have made it
+    ``FOO_CUDA_MUH`` without the rename).
+    """
+    keep = set(keep)
+    words = vocabulary.forms()
+    wanted: dict[str, str] = {}
+    plan = ProjectPlan()
+    for name in sorted(defs):
+        if name in rule_keys or name in keep or name in words:
+            # A name that is just a word (namespace cuda) is shared with other code:
+            # thrust::cuda, CCCL's cuda::std, at::cuda. The rules decide those.
+            continue
+        new = vocabulary.rename(name)
+        if new is None or new == name:
+            continue
+        wanted[name] = refine(new) if refine is not None else new
+    targets: dict[str, list[str]] = {}
+    for old, new in wanted.items():
+        targets.setdefault(new, []).append(old)
+    for old, new in wanted.items():
+        sites = sorted(defs[old], key=lambda s: (s.file, s.line, s.column))
+        if len(targets[new]) > 1:
+            others = ", ".join(o for o in targets[new] if o != old)
+            plan.collisions.append(Collision(old, new, f"{others} would also become {new}", sites))
+        elif new in defs:
+            plan.collisions.append(Collision(old, new, f"the tree already defines {new}", sites))
+        elif new in taken:
+            plan.collisions.append(Collision(old, new, f"the tree already uses {new}", sites))
+        elif new in rule_names:
+            plan.collisions.append(Collision(old, new, f"{new} is a name of the rule tables", sites))
+        else:
+            plan.renames[old] = Rename(old, new, sites)
+    return plan

@@ -1,0 +1,65 @@
+"""Output names: where each input of the tree goes in the output tree.
+
+Source files change their extension (``.cu`` -> ``.mu``); everything else keeps its
+name. With ``--rename-paths`` the vocabulary words in folder names and in the names
+of source files change too (``csrc/cuda/gemm_cuda.cu`` -> ``csrc/musa/gemm_musa.mu``).
+Names are decided top-down, a folder before what it holds, so a file inherits its
+folder's new name; a new name that another input already has (a tree with both
+``cuda/`` and ``musa/``) is not taken, and a warning says so.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..errors import PortError
+from ..port.filenames import ported_name
+from ..rules.vocabulary import Vocabulary
+from .kinds import KindSelector
+from .manifest import JOURNAL_NAME, MANIFEST_NAME
+from .walk import Entry
+
+
+def _renamed_component(name: str, vocabulary: Vocabulary) -> str:
+    """A folder or file name with its vocabulary words replaced (dots separate parts:
+    ``foo.cuda.cpp`` -> ``foo.musa.cpp``; the extension itself is not a word)."""
+    stem, dot, ext = name.rpartition(".") if "." in name.lstrip(".") else (name, "", "")
+    new = vocabulary.rename(stem)
+    return name if new is None else new + dot + ext
+
+
+def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: dict[str, str],
+                 vocabulary: Vocabulary | None, warnings: list[str]) -> dict[str, str]:
+    """Each input's output path (inputs in walk order: a folder before its contents).
+    ``vocabulary`` is given for --rename-paths. Two inputs may not share an output."""
+    siblings: dict[str, set[str]] = {}
+    for e in entries:
+        parent, name = posixpath.split(e.rel)
+        siblings.setdefault(parent, set()).add(name)
+    out_rel_of: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    written: dict[str, set[str]] = {}  # output folder -> the names given in it so far
+    for e in entries:
+        parent, name = posixpath.split(e.rel)
+        out_parent = out_rel_of.get(parent, parent) if parent else ""
+        ported_kind = e.kind == "dir" or kinds.kind_of(e.rel) is not None
+        if e.kind != "dir" and ported_kind:
+            name_out = ported_name(name, renames)
+        else:
+            name_out = name
+        if vocabulary is not None and ported_kind:
+            wanted = _renamed_component(name_out, vocabulary)
+            if wanted != name_out and (wanted in siblings[parent]
+                                       or wanted in written.get(out_parent, ())):
+                warnings.append(f"{e.rel}: not renamed to {wanted}: the folder already has that name")
+            else:
+                name_out = wanted
+        o = posixpath.join(out_parent, name_out) if out_parent else name_out
+        if o in owner:
+            raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", src)
+        if o in (MANIFEST_NAME, JOURNAL_NAME):
+            raise PortError(f"{e.rel} would overwrite the manifest", src)
+        owner[o] = e.rel
+        written.setdefault(out_parent, set()).add(name_out)
+        out_rel_of[e.rel] = o
+    return out_rel_of

@@ -1,0 +1,121 @@
+"""The project-symbol pass of a run: index the tree's C/C++/CUDA files, then plan
+which names the tree defines are renamed (see ``rules/project.py``).
+
+It runs before any file is ported, since a file's port depends on the names other
+files define. A file whose input and output are as the manifest recorded keeps its
+index entry from the manifest, so a re-run reads only the files that changed; when
+none changed, the last run's plan is reused without loading the rule tables.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..analyze.symbols import FileSymbols, WordFinder, scan_lexer
+from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
+from ..port.text import port_text
+from ..rules import RuleSet
+from ..rules.files import vocabulary_section
+from ..rules.project import ProjectPlan, Site, plan_renames
+from ..rules.vocabulary import Vocabulary, build_vocabulary
+from .files import read_file
+from .manifest import FileRecord
+from .options import PortOptions
+from .parallel import map_forked
+from .walk import Entry
+
+
+def run_vocabulary(opts: PortOptions) -> Vocabulary:
+    """The vocabulary of a run: the shipped words (unless --no-default-rules), --vocab
+    files, and the ``vocabulary:`` sections of the rule files, in that order; MUSA to
+    CUDA for --reverse."""
+    sections = []
+    for path in opts.rule_files:
+        section = vocabulary_section(path)
+        if section is not None:
+            sections.append((str(path), section))
+    vocab = build_vocabulary(default=opts.default_rules, files=opts.vocab_files, sections=sections)
+    return vocab.reversed() if opts.reverse else vocab
+
+
+class SymbolPass:
+    """Indexes a tree's sources with the chosen back end and plans the renames."""
+
+    def __init__(self, opts: PortOptions, src: str, vocabulary: Vocabulary):
+        self.opts = opts
+        self.src = src
+        self.vocabulary = vocabulary
+        self.words = WordFinder(vocabulary)
+        self.target = WordFinder(vocabulary.reversed())
+        self.clang = None
+        if opts.symbols_backend == "clang":
+            from ..analyze.clang_symbols import ClangIndexer
+
+            self.clang = ClangIndexer(src, opts.include_dirs, opts.defines, opts.compile_commands)
+        self.reindexed: list[str] = []  # files read this run (the rest came from the manifest)
+
+    def index(self, sources: list[Entry], fast: dict[str, FileRecord]) -> dict[str, FileSymbols]:
+        """Each source's index entry: from the manifest when the file is unchanged,
+        else read and scanned (in ``--jobs`` workers with the lexer back end)."""
+        out: dict[str, FileSymbols] = {}
+        todo = []
+        for e in sources:
+            rec = fast.get(e.rel)
+            if rec is not None and rec.symbols is not None:
+                out[e.rel] = FileSymbols.from_json(rec.symbols)
+            else:
+                todo.append(e.rel)
+        if self.clang is not None:
+            from ..analyze.clang_symbols import SOURCE_EXTS
+
+            tu_sources = [e.rel for e in sources if os.path.splitext(e.rel)[1] in SOURCE_EXTS]
+            scanned = [self._clang_one(rel, tu_sources) for rel in todo]
+        else:
+            scanned = map_forked(self._lexer_one, todo, self.opts.jobs)
+        for rel, fs in zip(todo, scanned):
+            if fs is not None:
+                out[rel] = fs
+                self.reindexed.append(rel)
+        return out
+
+    def _read(self, rel: str) -> bytes | None:
+        data = read_file(os.path.join(self.src, rel))
+        return None if b"\0" in data else data  # not text: copied, not ported
+
+    def _lexer_one(self, rel: str) -> FileSymbols | None:
+        data = self._read(rel)
+        return None if data is None else scan_lexer(data, self.words, self.target)
+
+    def _clang_one(self, rel: str, tu_sources: list[str]) -> FileSymbols | None:
+        data = self._read(rel)
+        if data is None:
+            return None
+        return self.clang.index(rel, data, self.words, self.target, tu_sources)  # type: ignore[union-attr]
+
+    def plan(self, index: dict[str, FileSymbols], ruleset: RuleSet) -> ProjectPlan:
+        defs: dict[str, list[Site]] = {}
+        taken: set[str] = set()
+        for rel, fs in index.items():
+            taken.update(fs.taken)
+            for d in fs.defs:
+                defs.setdefault(d.name, []).append(Site(rel, d.line, d.column, d.kind))
+        rules = ruleset.rules
+        rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
+        return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
+                            rule_keys=set(rules), keep=self.opts.keep,
+                            refine=_inside_names(ruleset, self.opts.reverse))
+
+
+def _inside_names(ruleset: RuleSet, reverse: bool):
+    """The rules that act inside a name (keys with a ``_`` or punctuation edge, such
+    as ``_CUH``), as a function on a new name."""
+    inner = {k: r for k, r in (ruleset.reversed() if reverse else ruleset.rewriting()).items()
+             if not WORD_KEY.fullmatch(k.encode()) and not HEADER_KEY.fullmatch(k.encode())}
+    if not inner:
+        return None
+    matcher = Matcher(inner)
+
+    def refine(name: str) -> str:
+        return port_text(name, matcher)[0]
+
+    return refine
