@@ -49,6 +49,12 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
 @click.option("--keep", "keep", multiple=True, metavar="NAMES",
               help="CUDA-looking names that are meant to stay (comma-separated, repeatable): "
                    "not reported as residuals. A rule 'X: X' does the same.")
+@click.option("--no-python", is_flag=True,
+              help="Copy .py files as they are instead of porting them (torch.cuda -> "
+                   "torch.musa, device strings, CUDAExtension -> MUSAExtension, ...).")
+@click.option("--launch", "launch", multiple=True, metavar="FILE",
+              help="A .py file of SRC that starts a run (train.py): it gets `import torch_musa` "
+                   "after its first `import torch`. Repeatable.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Port files in N processes (default: the number of CPUs). The output is "
                    "the same for any N.")
@@ -71,7 +77,8 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
               help="Options for that build, e.g. \"--arch mp_21 --shared libops.so\".")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
-             extensions, disable_families, enable_families, reverse, keep, jobs, dry_run, diff,
+             extensions, disable_families, enable_families, reverse, keep, no_python, launch, jobs,
+             dry_run, diff,
              report_json, report_csv, sarif, report_files, suppress, check, then_build,
              build_args, quiet):
     """Port the CUDA tree SRC into SRC_musa.
@@ -109,6 +116,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         disable_families=split_csv(disable_families),
         enable_families=split_csv(enable_families),
         reverse=reverse,
+        python=not no_python,
+        launch=list(launch),
         jobs=jobs,
         dry_run=dry_run,
         collect_diff=diff is not None,

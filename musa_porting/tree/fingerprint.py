@@ -36,7 +36,7 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
     h.update(__version__.encode())
     h.update(stamp.encode("utf-8", "surrogateescape"))
     h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
-                   sorted(opts.keep), opts.reverse)).encode())
+                   sorted(opts.keep), opts.reverse, opts.python, sorted(opts.launch))).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()

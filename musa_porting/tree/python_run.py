@@ -1,0 +1,60 @@
+"""The Python side of one ``musa-port`` run: the rules its ``.py`` files are ported
+with, and which of them are launch files. Built once per run (and once in each forked
+worker), not per file: it walks the rule set and the tree's output names.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+
+from ..port.python import PathMap, PythonRules, python_rules, tree_of_port
+from ..rules import RuleSet
+from .active_rules import ActiveRules
+from .options import PortOptions
+from .paths import inside
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_last: tuple[object, object, object, PythonRules, frozenset[str]] | None = None
+
+
+def identifier_renames(ruleset: RuleSet) -> dict[str, str]:
+    """The user's rules that rename one identifier into another (MMCV_WITH_CUDA ->
+    MMCV_WITH_MUSA): they apply to Python names and to strings that are exactly the
+    name, so a setup.py's macro list agrees with the ported C++. Rules with
+    punctuation (``/cuda/``, ``.cuh``) are about C++ text and stay out of Python."""
+    return {k: r.value for k, r in ruleset.rules.items()
+            if r.is_user and r.value and r.value != k and _IDENT.fullmatch(k)
+            and _IDENT.fullmatch(r.value)}
+
+
+def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
+                 opts: PortOptions) -> tuple[PythonRules, frozenset[str]]:
+    """The run's Python rules and its launch files (paths relative to SRC).
+
+    The identifier renames are the hook for the project-symbol renames of the C++
+    side: add them to ``renames`` here and ``torch.ops.mylib.gemm_cuda`` follows."""
+    global _last
+    if _last is not None and _last[0] is rules and _last[1] is out_rel_of and _last[2] is opts:
+        return _last[3], _last[4]
+    renames = identifier_renames(rules.ruleset)
+    built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]))
+    launch = launch_files(opts.src, opts.launch)
+    _last = (rules, out_rel_of, opts, built, launch)
+    return built, launch
+
+
+def launch_files(src: str, paths: Sequence[str]) -> frozenset[str]:
+    """``--launch`` files as paths relative to SRC (given relative to it or to cwd)."""
+    src_real = os.path.realpath(src)
+    out = set()
+    for p in paths:
+        real = os.path.realpath(p)
+        if os.path.isfile(real) and inside(real, src_real):
+            rel = os.path.relpath(real, src_real)
+        else:
+            rel = p
+        out.add(posixpath.normpath(rel.replace(os.sep, "/")))
+    return frozenset(out)
