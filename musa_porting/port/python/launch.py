@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import re
 
-import libcst as cst
-
 from .lexer import Lexed
-from .transform import dotted
 
 _IMPORT_TORCH = re.compile(rb"\bimport\b[^\n#;]*?(?<![\w.])torch(?![\w])")
 _HAS_TORCH_MUSA = re.compile(rb"\bimport[ \t]+torch_musa\b|\bfrom[ \t]+torch_musa\b")
@@ -43,6 +40,10 @@ def insertion(lx: Lexed) -> tuple[int, bytes] | None:
 
 def _is_torch_import(text: bytes) -> bool:
     """The statement imports ``torch`` or ``torch.x`` (``import torch as T`` too)."""
+    import libcst as cst
+
+    from .transform import dotted
+
     try:
         module = cst.parse_module(text.decode("utf-8", "replace").rstrip("\r\n") + "\n")
     except Exception:

@@ -7,11 +7,13 @@ API that porting a script or a setup.py needs (the brief's "Python side" list).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from ...rules.model import Rule
+from ...rules.model import Rule, RuleSet
 
 NAMES_FILE = "torch_musa_python_names.txt"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FAMILY = "python"
 
 # The one-for-one renames, each a rule so that reports count them by key.
@@ -46,3 +48,13 @@ def torch_musa_names() -> frozenset[str]:
     text = (default_mapping_dir() / NAMES_FILE).read_text(encoding="utf-8")
     return frozenset(line.strip() for line in text.splitlines()
                      if line.strip() and not line.startswith("#"))
+
+
+def identifier_renames(ruleset: RuleSet) -> dict[str, str]:
+    """The user's rules that rename one identifier into another (MMCV_WITH_CUDA ->
+    MMCV_WITH_MUSA): they apply to Python names and to strings that are exactly the
+    name, so a setup.py's macro list agrees with the ported C++. Rules with
+    punctuation (``/cuda/``, ``.cuh``) are about C++ text and stay out of Python."""
+    return {k: r.value for k, r in ruleset.rules.items()
+            if r.is_user and r.value and r.value != k and _IDENT.fullmatch(k)
+            and _IDENT.fullmatch(r.value)}

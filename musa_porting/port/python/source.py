@@ -20,12 +20,11 @@ from ...analyze.checks import Diagnostic
 from ...rules.vocabulary import Vocabulary, build_vocabulary
 from ..engine import Edit, Matcher, rewrite
 from . import launch as launch_mod
+from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, lex, source_encoding
 from .names import LAUNCH, torch_musa_names
 from .paths import PathMap
-from .statement import NotParsed, port_statement
-from .transform import RewriteContext
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
@@ -174,6 +173,8 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
               fallback: Matcher, fixed: list, found: list) -> None:
     """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
+    from .statement import NotParsed, port_statement  # libcst: imported when first needed
+
     data = lx.data
     first = start
     while first < end and data[first:first + 1] in (b" ", b"\t", b"\f"):

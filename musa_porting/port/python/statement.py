@@ -17,7 +17,8 @@ import libcst as cst
 
 from ...analyze import python_findings as pf
 from ...rules.model import Rule
-from .transform import MARK, MARK_RE, RewriteContext, StatementRewriter
+from .context import RewriteContext
+from .transform import MARK, MARK_RE, StatementRewriter
 
 _FIRST_WORD = re.compile(r"[A-Za-z_]+")
 _BODY = "    pass\n"

@@ -12,15 +12,14 @@ a column, without libcst's position metadata (which costs more than the parse).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
 from ...analyze import python_findings as pf
 from ...rules.model import Rule
-from ...rules.vocabulary import Vocabulary
 from . import names as n
+from .context import RewriteContext
 
 MARK = "__musaport"
 MARK_RE = re.compile(MARK + r"(\d+)__")
@@ -40,17 +39,6 @@ class Change:
     new: str
     rule: Rule
     marker: str  # what stands for the node in the render
-
-
-@dataclass
-class RewriteContext:
-    """What a statement's rewrites may know about the file and the run."""
-
-    torch_musa_names: frozenset[str]
-    renames: Mapping[str, str]  # whole identifiers (user rules, project symbols)
-    vocabulary: Vocabulary
-    cpp_extension: bool  # the file imports from torch.utils.cpp_extension
-    map_path: Callable[[str], str | None] | None = None
 
 
 def dotted(node: cst.CSTNode) -> str | None:
