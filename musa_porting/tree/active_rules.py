@@ -40,15 +40,16 @@ def rule_options(opts: PortOptions) -> dict:
     }
 
 
-def load_active_rules(opts: PortOptions) -> ActiveRules:
-    """Load the tables and user rules of ``opts`` and compile the matcher."""
+def load_active_rules(opts: PortOptions, tables: bool = True) -> ActiveRules:
+    """Load the tables and user rules of ``opts`` and compile the matcher; with
+    ``tables=False`` the user rules only (the files to port need nothing else)."""
     ruleset = build_ruleset(
         rule_files=opts.rule_files,
         inline_rules=opts.inline_rules,
-        default_rules=opts.default_rules,
-        mapping_dir=opts.mapping_dir,
-        disable_families=opts.disable_families,
-        enable_families=opts.enable_families,
+        default_rules=opts.default_rules and tables,
+        mapping_dir=opts.mapping_dir if tables else None,
+        disable_families=opts.disable_families if tables else (),
+        enable_families=opts.enable_families if tables else (),
     )
     matcher = Matcher(ruleset.reversed() if opts.reverse else ruleset.rewriting())
     known_headers = frozenset(

@@ -22,7 +22,7 @@ from ..port.filenames import RENAMES, REVERSE_RENAMES, ported_name
 from ..port.includes import IncludeResolver
 from .active_rules import load_active_rules, rule_options
 from .fingerprint import options_fingerprint, rules_stamp
-from .kinds import KindSelector
+from .kinds import TABLE_FREE, KindSelector
 from .manifest import JOURNAL_NAME, MANIFEST_NAME, FileRecord, Manifest, load_manifest
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
@@ -107,9 +107,11 @@ class Porter:
                 if rec is not None:
                     fast[e.rel] = rec
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
-        if not trusted or any(planner.needs_port(e) for e in files):
-            # Also checks the rule files, even for a tree with no sources.
-            planner.rules = load_active_rules(opts)
+        to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
+        if not trusted or to_port:
+            # Also checks the rule files, even for a tree with no sources. The tables are
+            # skipped when every file to port is of a kind that uses only user rules.
+            planner.rules = load_active_rules(opts, tables=not to_port or not to_port <= TABLE_FREE)
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
         # New bytes go straight to temp files beside their outputs while planning runs
         # (the renames happen after planning).

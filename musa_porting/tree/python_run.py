@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Mapping, Sequence
 
 from ..port.python import PathMap, PythonRules, python_rules, tree_of_port
-from ..rules import RuleSet
+from ..port.python.names import identifier_renames
 from .active_rules import ActiveRules
 from .options import PortOptions
 from .paths import inside
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _last: tuple[object, object, object, PythonRules, frozenset[str]] | None = None
-
-
-def identifier_renames(ruleset: RuleSet) -> dict[str, str]:
-    """The user's rules that rename one identifier into another (MMCV_WITH_CUDA ->
-    MMCV_WITH_MUSA): they apply to Python names and to strings that are exactly the
-    name, so a setup.py's macro list agrees with the ported C++. Rules with
-    punctuation (``/cuda/``, ``.cuh``) are about C++ text and stay out of Python."""
-    return {k: r.value for k, r in ruleset.rules.items()
-            if r.is_user and r.value and r.value != k and _IDENT.fullmatch(k)
-            and _IDENT.fullmatch(r.value)}
 
 
 def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
