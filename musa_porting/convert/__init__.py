@@ -87,8 +87,8 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         if p not in files:
             raise PortError("launch file is not among the files converted (under the root "
                             "path, not excluded)", p)
-    trees = find_ported_trees(base)
-    rules = python_rules(paths=PathMap(trees) if trees else None)
+    trees, renames = find_ported_trees(base)
+    rules = python_rules(renames, PathMap(trees) if trees else None)
     result = ConvertResult(base, scanned=len(files), dry_run=opts.dry_run)
     for path in files:
         rel = os.path.relpath(path, base).replace(os.sep, "/")
