@@ -44,6 +44,27 @@ def fetch_sdist(name: str, version: str) -> Path:
     return target
 
 
+def fetch_pinned(name: str, filename: str, sha256: str) -> Path:
+    """``filename`` of package ``name`` from the registry, checked against a pinned
+    sha256 (also when it comes from the cache)."""
+    target = cache_dir() / filename
+    if not target.is_file() or hashlib.sha256(target.read_bytes()).hexdigest() != sha256:
+        index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
+        req = urllib.request.Request(f"{index}/{name}/",
+                                     headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            files = json.load(resp)["files"]
+        entry = next(f for f in files if f["filename"] == filename)
+        with urllib.request.urlopen(entry["url"], timeout=120) as resp:
+            blob = resp.read()
+        if hashlib.sha256(blob).hexdigest() != sha256:
+            raise RuntimeError(f"{filename}: sha256 is not the pinned one")
+        tmp = target.with_suffix(".part")
+        tmp.write_bytes(blob)
+        tmp.replace(target)
+    return target
+
+
 def extract_subtree(archive: Path, member_prefix: str, dest: Path) -> Path:
     """Extract the members under ``member_prefix`` (e.g. 'mmcv-2.2.0/mmcv/ops/csrc')."""
     with tarfile.open(archive) as tf:
