@@ -10,12 +10,10 @@ A thin layer over ``musa_porting.convert``.
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
-from .cli.common import CONTEXT, EXIT_INTERNAL, fail, split_csv
-from .errors import PortError
+from .cli.common import CONTEXT, split_csv, write_output
 
 
 @click.command("musa-converter", context_settings=CONTEXT)
@@ -51,14 +49,7 @@ def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet
     if diff is not None:
         from .report.diff import tree_diff
 
-        data = tree_diff(result.diff_items)
-        if diff == "-":
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        else:
-            with open(diff, "wb") as fh:
-                fh.write(data)
+        write_output(tree_diff(result.diff_items), diff)
     for f in result.files:
         for line, message in f.warnings:
             click.echo(f"{f.path}:{line}: warning: {message}", err=True)
@@ -80,28 +71,11 @@ def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet
 
 
 def main(argv=None) -> None:
-    """Console entry point: errors are one line and exit 2."""
-    try:
-        converter_cmd.main(args=argv, prog_name="musa-converter", standalone_mode=False)
-    except PortError as exc:
-        fail(str(exc), exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(2)
-    except click.exceptions.Abort:
-        fail("aborted", 130)
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        fail(f"{where}{exc.strerror or exc}")
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
-    except Exception as exc:  # a bug: one line, the trace on request
-        if os.environ.get("MUSA_PORT_DEBUG"):
-            raise
-        fail(f"internal error: {type(exc).__name__}: {exc} (set MUSA_PORT_DEBUG=1 for "
-             "details; please report it)", EXIT_INTERNAL)
+    """Console entry point: errors are one line and an exit code (2: bad input or a
+    refusal, nothing written)."""
+    from .cli import run
+
+    run(converter_cmd, argv, "musa-converter")
 
 
 if __name__ == "__main__":

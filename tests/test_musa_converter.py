@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,8 @@ GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
 
 
-def converter(*args, cwd=None, check=None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "musa_porting.musa_converter", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
-    if check is not None:
-        assert proc.returncode == check, proc.stdout + proc.stderr
-    return proc
+def converter(*args, check=None) -> subprocess.CompletedProcess:
+    return run_cli(*args, check=check, module="musa_porting.musa_converter")
 
 
 def git(repo: Path, *args) -> str:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
+from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, write_output
 
 
 @click.command("port", context_settings=CONTEXT)
@@ -138,14 +138,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     if diff is not None:
         from ..report.diff import tree_diff
 
-        data = tree_diff(result.diff_items)
-        if diff == "-":
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        else:
-            with open(diff, "wb") as fh:
-                fh.write(data)
+        write_output(tree_diff(result.diff_items), diff)
     if report_json:
         json_report.write_json(result, report_json, suppressed)
     if report_csv:
