@@ -138,3 +138,17 @@ def test_setup_py_paths_follow_a_tree_musa_port_ported_beside_it(app, tmp_path):
     assert "os.path.abspath('csrc_musa/kernels')" in setup
     assert "('WITH_MUSA', None)" in setup  # the identifier rule of that port
     assert "csrc/" not in setup.replace("csrc_musa/", "")
+
+
+def test_a_file_it_cannot_write_stops_it_before_anything_is_written(app, monkeypatch):
+    from musa_porting.convert import ConvertOptions, convert
+    from musa_porting.errors import PortError
+
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: not str(p).endswith("model.py")
+                        and real_access(p, mode))
+    before = snapshot(app)
+    with pytest.raises(PortError, match="Permission denied") as err:
+        convert(ConvertOptions(str(app)))
+    assert err.value.path.endswith("model.py")
+    assert snapshot(app) == before  # not even the files it could write, nor backups

@@ -343,3 +343,16 @@ def test_a_tree_with_only_python_to_port_does_not_load_the_tables(tmp_path):
     assert (tmp_path / "src_musa" / "train.py").read_text() == "x = y.musa()\n"
     (tmp_path / "src" / "k.cu").write_text("cudaMalloc(&p, n);\n")
     assert rules_in_force("--rule", tmp_path / "r.json") > 10000
+
+
+def test_a_launch_file_that_is_not_ported_is_an_error(tmp_path):
+    import shutil
+
+    shutil.copytree(APP, tmp_path / "app")
+    for args in (["--launch", tmp_path / "app" / "nope.py"],
+                 ["--launch", tmp_path / "app" / "train.py", "--no-python"],
+                 ["--launch", tmp_path / "app" / "pkg" / "model.py", "--ignore", "pkg"]):
+        proc = run_cli(tmp_path / "app", *args, check=2)
+        assert proc.stderr.startswith("error: ") and "--launch" in proc.stderr
+        assert proc.stderr.count("\n") == 1
+    assert not (tmp_path / "app_musa").exists()

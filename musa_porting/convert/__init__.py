@@ -115,6 +115,9 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         what = "has" if len(unsafe) == 1 else f"and {len(unsafe) - 1} more have"
         raise PortError(f"{names} {what} changes git does not hold (uncommitted or untracked); "
                         "commit or stash them first, or use --force", unsafe[0].path)
+    for f in changed:
+        if not os.access(os.path.dirname(f.path), os.W_OK) or not os.access(f.path, os.W_OK):
+            raise PortError("cannot write: Permission denied", f.path)
     for f in changed:  # every backup before any file is replaced
         if opts.backup and states[f.path] != safety.CLEAN:
             f.backup = safety.write_backup(f.path)

@@ -28,6 +28,7 @@ from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
+from .python_run import launch_files
 from .result import PortResult
 from .stage import Stager
 from .walk import Entry, Ignorer, walk
@@ -89,6 +90,11 @@ class Porter:
         entries = self._walk(result)
         out_rel_of = self._output_names(entries)
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+        bad = sorted(r for r in launch_files(self.src, opts.launch)
+                     if self.kinds.kind_of(r) != "python" or r not in tree_files)
+        if bad:
+            raise PortError("--launch: not a Python file this port ports (outside SRC, ignored, "
+                            "or --no-python)", os.path.join(self.src, bad[0]))
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames)
         fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
