@@ -20,17 +20,14 @@ from ...analyze import python_findings as pf
 from ...rules.model import Rule
 from . import names as n
 from .context import RewriteContext
+from .strings import device_fstring_head, env_name, rewrite_body, split_string, visible_devices
 
 MARK = "__musaport"
 MARK_RE = re.compile(MARK + r"(\d+)__")
-_DEVICE = re.compile(r"cuda(:(?:\d*|%[dis]|\{[^{}]*\}))?")
-_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
-_VISIBLE = re.compile(r"(?<![A-Za-z0-9_])CUDA_VISIBLE_DEVICES(?![A-Za-z0-9_])")
 _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "os.environ.setdefault", "environ.setdefault", "os.environ.pop",
                         "environ.pop", "os.putenv", "os.unsetenv"})
 _ENVIRON = frozenset({"os.environ", "environ"})
-_STRING_PREFIX = re.compile(r"[rRbBuUfFtT]*")
 
 
 @dataclass(frozen=True)
@@ -49,16 +46,6 @@ def dotted(node: cst.CSTNode) -> str | None:
         base = dotted(node.value)
         return None if base is None else f"{base}.{node.attr.value}"
     return None
-
-
-def split_string(value: str) -> tuple[str, str, str] | None:
-    """A string literal's (prefix, quote, body); None for bytes."""
-    prefix = _STRING_PREFIX.match(value).group()  # type: ignore[union-attr]
-    if "b" in prefix.lower():
-        return None
-    rest = value[len(prefix):]
-    quote = rest[:3] if rest[:3] in ('"""', "'''") else rest[:1]
-    return prefix, quote, rest[len(quote):len(rest) - len(quote)]
 
 
 _EMPTY = cst.Module([])
@@ -227,18 +214,14 @@ class StatementRewriter(cst.CSTTransformer):
         return updated
 
     def _env_string(self, node: cst.CSTNode) -> cst.SimpleString | None:
-        """An environment variable's name with its CUDA words renamed (FORCE_CUDA ->
-        FORCE_MUSA, TORCH_CUDA_ARCH_LIST -> TORCH_MUSA_ARCH_LIST), or None."""
+        """The string ``node`` as an environment variable's name, renamed; or None."""
         if not isinstance(node, cst.SimpleString) or MARK in node.value:
             return None
         parts = split_string(node.value)
-        if parts is None or not _ENV_NAME.fullmatch(parts[2]):
+        hit = env_name(parts[2], self.ctx.vocabulary) if parts is not None else None
+        if hit is None:
             return None
-        new = self.ctx.vocabulary.rename(parts[2])
-        if new is None:
-            return None
-        rule = Rule(parts[2], new, n.FAMILY, note="environment variable")
-        return self._string(node, parts[0] + parts[1] + new + parts[1], rule)
+        return self._string(node, parts[0] + parts[1] + hit[0] + parts[1], hit[1])  # type: ignore[index]
 
     # -- strings -----------------------------------------------------------------------
 
@@ -248,38 +231,17 @@ class StatementRewriter(cst.CSTTransformer):
         if parts is None:
             return updated
         prefix, quote, body = parts
-        hit = self._string_rewrite(body)
+        hit = rewrite_body(body, self.ctx.renames, self.ctx.map_path, self._tool_calls > 0)
         if hit is None:
             return updated
         return self._string(original, prefix + quote + hit[0] + quote, hit[1])
-
-    def _string_rewrite(self, body: str) -> tuple[str, Rule] | None:
-        new = self.ctx.renames.get(body)
-        if new is not None:
-            return new, n.rename_rule(body, new)
-        if self.ctx.map_path is not None:
-            path = self.ctx.map_path(body)
-            if path is not None:
-                return path, n.PATH
-        m = _DEVICE.fullmatch(body)
-        if m:
-            return "musa" + (m.group(1) or ""), n.DEVICE
-        if body == "nccl":
-            return "mccl", n.NCCL
-        if body == "nvcc" and not self._tool_calls:
-            return "mcc", n.NVCC
-        if "CUDA_VISIBLE_DEVICES" in body:
-            new = _VISIBLE.sub("MUSA_VISIBLE_DEVICES", body)
-            if new != body:
-                return new, n.VISIBLE_DEVICES
-        return None
 
     def leave_FormattedString(self, original: cst.FormattedString,
                               updated: cst.FormattedString) -> cst.BaseExpression:
         # f"cuda:{rank}": a device string built at run time.
         parts = list(updated.parts)
         first = original.parts[0] if original.parts else None
-        if isinstance(first, cst.FormattedStringText) and first.value == "cuda:" \
+        if isinstance(first, cst.FormattedStringText) and device_fstring_head(first.value) \
                 and len(parts) > 1 and isinstance(parts[1], cst.FormattedStringExpression):
             parts[0] = cst.FormattedStringText(self._record(first.value, "musa:", n.DEVICE, False))
             return updated.with_changes(parts=parts)
@@ -287,11 +249,10 @@ class StatementRewriter(cst.CSTTransformer):
 
     def leave_FormattedStringText(self, original: cst.FormattedStringText,
                                   updated: cst.FormattedStringText) -> cst.FormattedStringText:
-        if "CUDA_VISIBLE_DEVICES" in original.value:
-            new = _VISIBLE.sub("MUSA_VISIBLE_DEVICES", original.value)
-            if new != original.value:
-                return cst.FormattedStringText(self._record(original.value, new,
-                                                            n.VISIBLE_DEVICES, False))
+        new = visible_devices(original.value)
+        if new is not None:
+            return cst.FormattedStringText(self._record(original.value, new,
+                                                        n.VISIBLE_DEVICES, False))
         return updated
 
     def _find(self, finding: pf.PyFinding | None) -> None:
