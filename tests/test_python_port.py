@@ -303,6 +303,27 @@ def test_musa_port_ports_python_files_of_the_tree(tmp_path):
     assert {d["lang"] for d in report["diagnostics"] if d["id"].startswith("MP40")} == {"python"}
 
 
+def test_every_report_says_which_kind_a_finding_is_in(tmp_path):
+    import csv
+    import shutil
+
+    jsonschema = pytest.importorskip("jsonschema")
+    shutil.copytree(APP, tmp_path / "app")
+    r = {k: tmp_path / f"r.{k}" for k in ("json", "csv", "sarif")}
+    run_cli(tmp_path / "app", "--report-json", r["json"], "--report-csv", r["csv"],
+            "--sarif", r["sarif"], check=0)
+    schema = json.loads((FIXTURES.parent / "musa_porting/report/schemas/report.schema.json")
+                        .read_text())
+    report = json.loads(r["json"].read_text())
+    jsonschema.validate(report, schema)
+    rows = list(csv.DictReader(r["csv"].open()))
+    assert {row["lang"] for row in rows if row["id"].startswith("MP40")} == {"python"}
+    assert {row["lang"] for row in rows if row["id"].startswith("MP1")} <= {"cxx"}
+    results = json.loads(r["sarif"].read_text())["runs"][0]["results"]
+    assert {x["properties"]["lang"] for x in results if x["ruleId"] == "MP4002"} == {"python"}
+    assert len(rows) == len(results) == len(report["diagnostics"])
+
+
 def test_no_python_copies_python_files(tmp_path):
     out, report = _port_app(tmp_path, "--no-python")
     for f in APP.rglob("*.py"):
