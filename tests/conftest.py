@@ -41,9 +41,10 @@ def nvcc() -> Path:
     return need_nvcc()
 
 
-def run_cli(*args, cwd=None, check=None) -> subprocess.CompletedProcess:
-    """Run ``python -m musa_porting`` as a user would; returns the completed process."""
-    proc = subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)],
+def run_cli(*args, cwd=None, check=None, module="musa_porting") -> subprocess.CompletedProcess:
+    """Run ``python -m musa_porting`` (or another ``module``) as a user would; returns
+    the completed process."""
+    proc = subprocess.run([sys.executable, "-m", module, *map(str, args)],
                           capture_output=True, text=True, errors="replace", cwd=cwd)
     if check is not None:
         assert proc.returncode == check, proc.stdout + proc.stderr

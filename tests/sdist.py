@@ -22,12 +22,9 @@ def cache_dir() -> Path:
     return d
 
 
-def fetch_sdist(name: str, version: str) -> Path:
-    """The path of ``name-version.tar.gz``, downloaded once and verified."""
-    filename = f"{name}-{version}.tar.gz"
-    target = cache_dir() / filename
-    if target.is_file():
-        return target
+def _download(name: str, filename: str) -> tuple[bytes, str]:
+    """``filename`` of package ``name`` from the registry's simple JSON index, with the
+    sha256 the index publishes."""
     index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
     req = urllib.request.Request(f"{index}/{name}/",
                                  headers={"Accept": "application/vnd.pypi.simple.v1+json"})
@@ -35,13 +32,33 @@ def fetch_sdist(name: str, version: str) -> Path:
         files = json.load(resp)["files"]
     entry = next(f for f in files if f["filename"] == filename)
     with urllib.request.urlopen(entry["url"], timeout=120) as resp:
-        blob = resp.read()
-    if hashlib.sha256(blob).hexdigest() != entry["hashes"]["sha256"]:
-        raise RuntimeError(f"{filename}: sha256 does not match the index")
+        return resp.read(), entry["hashes"]["sha256"]
+
+
+def _cache(target: Path, blob: bytes) -> Path:
     tmp = target.with_suffix(".part")
     tmp.write_bytes(blob)
     tmp.replace(target)
     return target
+
+
+def fetch_sdist(name: str, version: str) -> Path:
+    """The path of ``name-version.tar.gz``, downloaded once and checked against the
+    sha256 the index publishes."""
+    return fetch_pinned(name, f"{name}-{version}.tar.gz", None)
+
+
+def fetch_pinned(name: str, filename: str, sha256: str | None) -> Path:
+    """``filename`` of package ``name``, checked against a pinned sha256 (also when it
+    comes from the cache); with ``sha256=None``, against the index's, once."""
+    target = cache_dir() / filename
+    if target.is_file() and (sha256 is None
+                             or hashlib.sha256(target.read_bytes()).hexdigest() == sha256):
+        return target
+    blob, published = _download(name, filename)
+    if hashlib.sha256(blob).hexdigest() != (sha256 or published):
+        raise RuntimeError(f"{filename}: sha256 does not match")
+    return _cache(target, blob)
 
 
 def extract_subtree(archive: Path, member_prefix: str, dest: Path) -> Path:

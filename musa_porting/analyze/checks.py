@@ -51,6 +51,26 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A CUDA version or architecture number is compared after renaming: MUSA's "
           "values differ (MUSA_VERSION 50200, __MUSA_ARCH__ 210/220/310).",
           "#if MUSA_VERSION >= 12080"),
+    # Python findings (port/python, analyze/python_findings.py).
+    Check("MP4001", "unknown-torch-musa-name", "warning", False,
+          "torch.cuda.X was renamed to torch.musa.X, but X is not among torch.musa's public "
+          "names (torch_musa's list): check that it exists.", "torch.cuda.memory_reserved()"),
+    Check("MP4002", "cupy", "error", True,
+          "CuPy has no MUSA backend.", "import cupy as cp"),
+    Check("MP4003", "pycuda", "error", True,
+          "PyCUDA drives the CUDA driver API, which MUSA does not provide to Python.",
+          "import pycuda.driver as drv"),
+    Check("MP4004", "numba-cuda", "error", True,
+          "numba.cuda compiles kernels for NVIDIA GPUs only.", "from numba import cuda"),
+    Check("MP4005", "triton-kernel", "warning", False,
+          "A Triton kernel runs on MUSA only with a Triton build that has the MUSA backend.",
+          "@triton.jit"),
+    Check("MP4006", "nvidia-tool-call", "warning", False,
+          "A subprocess runs nvidia-smi or nvcc; MUSA's tools are mthreads-gmi and mcc, with "
+          "other options.", 'subprocess.run(["nvidia-smi"])'),
+    Check("MP4007", "python-parse-error", "warning", False,
+          "A statement that does not parse as Python 3 (a syntax error, Python 2) was ported by "
+          "text rules only.", 'print "cuda"'),
 )}
 
 @dataclass(frozen=True)

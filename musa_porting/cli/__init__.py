@@ -56,8 +56,14 @@ for _command in (port_cmd, build_cmd, verify_cmd, rules_cmd):
 
 def main(argv=None) -> None:
     """Console entry point: turns errors into one line and an exit code."""
+    run(cli, argv, "musa-port")
+
+
+def run(command: click.Command, argv, prog_name: str) -> None:
+    """Run a click command as a console script: errors are one line and an exit code
+    (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
     try:
-        rc = cli.main(args=argv, prog_name="musa-port", standalone_mode=False)
+        rc = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except PortError as exc:

@@ -26,6 +26,17 @@ def fail(message: str, code: int = EXIT_USAGE) -> None:
     sys.exit(code)
 
 
+def write_output(data: bytes, target: str) -> None:
+    """Bytes to stdout (``-``) or to a file: a diff keeps its bytes either way."""
+    if target == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        with open(target, "wb") as fh:
+            fh.write(data)
+
+
 def console_for(stderr: bool):
     from rich.console import Console
 

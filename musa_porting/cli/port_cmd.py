@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
+from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, write_output
 
 
 @click.command("port", context_settings=CONTEXT)
@@ -67,6 +67,12 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
 @click.option("--vocab", "vocab_files", multiple=True, metavar="FILE",
               help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
                    "to switch a word off (a rule file's 'vocabulary:' section does the same).")
+@click.option("--no-python", is_flag=True,
+              help="Copy .py files as they are instead of porting them (torch.cuda -> "
+                   "torch.musa, device strings, CUDAExtension -> MUSAExtension, ...).")
+@click.option("--launch", "launch", multiple=True, metavar="FILE",
+              help="A .py file of SRC that starts a run (train.py): it gets `import torch_musa` "
+                   "after its first `import torch`. Repeatable.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Port files in N processes (default: the number of CPUs). The output is "
                    "the same for any N.")
@@ -90,7 +96,8 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
-             symbols_backend, defines, compile_commands, rename_paths, vocab_files, jobs, dry_run, diff,
+             symbols_backend, defines, compile_commands, rename_paths, vocab_files, no_python,
+             launch, jobs, dry_run, diff,
              report_json, report_csv, sarif, report_files, suppress, check, then_build,
              build_args, quiet):
     """Port the CUDA tree SRC into SRC_musa.
@@ -134,6 +141,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         compile_commands=compile_commands,
         rename_paths=rename_paths,
         vocab_files=list(vocab_files),
+        python=not no_python,
+        launch=list(launch),
         jobs=jobs,
         dry_run=dry_run,
         collect_diff=diff is not None,
@@ -154,14 +163,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     if diff is not None:
         from ..report.diff import tree_diff
 
-        data = tree_diff(result.diff_items)
-        if diff == "-":
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        else:
-            with open(diff, "wb") as fh:
-                fh.write(data)
+        write_output(tree_diff(result.diff_items), diff)
     if report_json:
         json_report.write_json(result, report_json, suppressed)
     if report_csv:

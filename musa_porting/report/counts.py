@@ -27,6 +27,25 @@ def residual_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
     return sum(1 for f in r.files for row in f.record.diagnostics if row[0] in ids)
 
 
+def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[str, int]]:
+    """Ported files, changes and findings per file kind (``cxx``, ``python``...), so
+    that a project's Python side is counted apart from its C++ side."""
+    ids = {cid for cid, c in CHECKS.items() if c.residual}
+    out: dict[str, dict[str, int]] = {}
+    for f in r.files:
+        if f.kind != "ported" or not f.record.lang:
+            continue
+        row = out.setdefault(f.record.lang, {"files": 0, "changed": 0, "replacements": 0,
+                                             "residuals": 0, "findings": 0})
+        row["files"] += 1
+        row["changed"] += 1 if f.edits else 0
+        row["replacements"] += f.edits
+        shown = [d for d in f.record.diagnostics if d[0] not in suppress]
+        row["findings"] += len(shown)
+        row["residuals"] += sum(1 for d in shown if d[0] in ids)
+    return dict(sorted(out.items()))
+
+
 def rate(converted: int, residual: int) -> float | None:
     total = converted + residual
     return round(converted / total, 4) if total else None

@@ -12,7 +12,7 @@ from .json_report import diag_dict
 from .output import write_text
 
 CSV_COLUMNS = ("id", "name", "level", "file", "line", "column", "source_file", "source_line",
-               "source_column", "text", "message")
+               "source_column", "text", "message", "lang")
 
 
 def write_csv(r: PortResult, path: str, suppress: Set[str] = frozenset()) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Set
 from .. import __version__
 from ..analyze.checks import CHECKS, Diagnostic
 from ..tree.result import FileOutcome, PortResult
-from .counts import TOP_RULES, findings, rate
+from .counts import TOP_RULES, by_lang, findings, rate
 from .output import write_text
 
 SCHEMA_VERSION = 1
@@ -31,6 +31,7 @@ def diag_dict(f: FileOutcome, d: Diagnostic) -> dict:
         "source_file": f.rel,
         "source_line": d.src_line,
         "source_column": d.src_column,
+        "lang": f.record.lang,
     }
 
 
@@ -48,6 +49,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "path": f.rel,
             "output": f.out_rel,
             "kind": f.kind,
+            "lang": f.record.lang,
             "replacements": f.edits,
             "lines_changed": f.record.lines_changed,
             "residuals": fres,
@@ -83,6 +85,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "patterns": dict(sorted(by_pattern.items())),
             "paths": [{"path": p, "pattern": pat} for p, pat in sorted(r.ignored.items())],
         },
+        "by_lang": by_lang(r, suppress),
         "families": dict(sorted(r.by_family.items())),
         "top_rules": [{"rule": k, "count": n} for k, n in list(r.by_rule.items())[:TOP_RULES]],
         "files": files,

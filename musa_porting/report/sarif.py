@@ -54,6 +54,7 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
                 },
             }],
             "partialFingerprints": {"musaPort/v1": f"{f.rel}:{d.id}:{d.text}:{d.src_line}"},
+            "properties": {"lang": f.record.lang},
         })
     return {
         "$schema": SARIF_SCHEMA,

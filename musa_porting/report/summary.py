@@ -8,15 +8,18 @@ from collections.abc import Set
 
 from ..analyze.checks import CHECKS
 from ..tree.result import PortResult
-from .counts import TOP_RULES, findings, pct, rate, residual_count
+from .counts import TOP_RULES, by_lang, findings, pct, rate, residual_count
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
     """The one-line total (also what ``-q`` prints)."""
     res = residual_count(r, suppress)
     verb = "would write" if r.dry_run else "written"
+    py = by_lang(r, suppress).get("python")
+    python = f"; Python: {py['files']} files, {py['changed']} changed, " \
+             f"{py['findings']} findings" if py else ""
     return (
-        f"musa-port: {r.ported} ported ({r.changed} changed), {r.copied} copied, "
+        f"musa-port: {r.ported} ported ({r.changed} changed{python}), {r.copied} copied, "
         f"{r.symlinks} links, {len(r.ignored)} ignored; {r.replacements} replacements, "
         f"{res} residuals ({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
@@ -65,6 +68,16 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     for k, v in rows:
         t.add_row(k, str(v))
     console.print(t)
+
+    kinds = by_lang(r, suppress)
+    if len(kinds) > 1 or "python" in kinds:
+        kt = Table("By file kind")
+        for col in ("kind", "files", "changed", "replacements", "residuals", "findings"):
+            kt.add_column(col, justify="left" if col == "kind" else "right")
+        for lang, row in kinds.items():
+            kt.add_row(lang, *(str(row[k]) for k in ("files", "changed", "replacements",
+                                                     "residuals", "findings")))
+        console.print(kt)
 
     if r.ignored:
         by_pat: dict[str, int] = {}

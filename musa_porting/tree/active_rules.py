@@ -45,25 +45,26 @@ def rule_options(opts: PortOptions) -> dict:
     }
 
 
-def load_ruleset(opts: PortOptions) -> RuleSet:
-    """The tables and user rules of ``opts``, merged."""
+def load_ruleset(opts: PortOptions, tables: bool = True) -> RuleSet:
+    """The tables and user rules of ``opts``, merged; with ``tables=False`` the user
+    rules only (the files to port need nothing else)."""
     return build_ruleset(
         rule_files=opts.rule_files,
         inline_rules=opts.inline_rules,
-        default_rules=opts.default_rules,
-        mapping_dir=opts.mapping_dir,
-        disable_families=opts.disable_families,
-        enable_families=opts.enable_families,
+        default_rules=opts.default_rules and tables,
+        mapping_dir=opts.mapping_dir if tables else None,
+        disable_families=opts.disable_families if tables else (),
+        enable_families=opts.enable_families if tables else (),
     )
 
 
 def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
                       project: ProjectPlan | None = None,
-                      vocabulary: Vocabulary | None = None) -> ActiveRules:
+                      vocabulary: Vocabulary | None = None, tables: bool = True) -> ActiveRules:
     """Compile the matcher for ``opts`` (loading the rules unless given): the rules,
     then the project's renames, which never replace a rule."""
     if ruleset is None:
-        ruleset = load_ruleset(opts)
+        ruleset = load_ruleset(opts, tables)
     rules: dict = dict(ruleset.reversed() if opts.reverse else ruleset.rewriting())
     if project is not None:
         for key, rule in project.rules().items():

@@ -2,10 +2,10 @@
 
 Every file is one of: a kind listed here (ported: its bytes go through the kind's
 port function, which also finds what is left), or anything else (copied byte for
-byte). Today there is one kind, ``cxx``: C, C++ and CUDA sources, chosen by extension
-(``--extensions``). A new kind (Python, CMake, ...) is a case in
-``KindSelector.kind_of`` (with whatever option switches it) and a port function with
-the signature of ``port_cxx`` in ``PORTERS``.
+byte). The kinds: ``cxx`` (C, C++ and CUDA sources, chosen by extension,
+``--extensions``) and ``python`` (``.py`` files, unless ``--no-python``). A new kind
+(CMake, ...) is a case in ``KindSelector.kind_of`` (with whatever option switches
+it) and a port function with the signature of ``port_cxx`` in ``PORTERS``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from ..port import lexer
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
+from ..port.python import port_python as port_python_source
 from .active_rules import ActiveRules
 from .options import PortOptions
+from .python_run import python_setup
 
 
 @dataclass
@@ -82,7 +84,20 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
                   ported.by_rule())
 
 
-PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx}
+def port_python(data: bytes, ctx: FileContext) -> Ported:
+    """Python: the statements that need it parsed with libcst and rewritten (see
+    port/python); paths to ported sources follow ``ctx.out_rel_of``."""
+    rules, launch = python_setup(ctx.rules, ctx.out_rel_of, ctx.opts)
+    p = port_python_source(data, rules, bases=(posixpath.dirname(ctx.rel), ""),
+                           launch=ctx.rel in launch)
+    return Ported(p.data, p.edits, p.warnings, p.diagnostics, p.by_family, p.by_rule)
+
+
+PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx,
+                                                               "python": port_python}
+# Kinds whose port function uses only the user's rules from ``ctx.rules``, not the
+# tables: a run that ports nothing else does not load the tables (~0.2 s).
+TABLE_FREE = frozenset({"python"})
 
 
 @dataclass(frozen=True)
@@ -90,13 +105,18 @@ class KindSelector:
     """Decides each file's kind from the run's options."""
 
     extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
+    python: bool = True  # .py files (off with --no-python, and for a reverse port)
 
     @classmethod
     def from_options(cls, opts: PortOptions) -> KindSelector:
-        return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions))
+        return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions),
+                   python=opts.python and not opts.reverse)
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
-        if posixpath.splitext(rel)[1] in self.extensions:
+        ext = posixpath.splitext(rel)[1]
+        if ext in self.extensions:
             return "cxx"
+        if ext == ".py" and self.python:
+            return "python"
         return None

@@ -29,6 +29,8 @@ class PortOptions:
     disable_families: Sequence[str] = ()  # table families to switch off (e.g. "nccl")
     enable_families: Sequence[str] = ()  # families that are off by default, switched on
     reverse: bool = False  # MUSA -> CUDA with the inverted tables (.mu -> .cu)
+    python: bool = True  # port .py files (torch.cuda -> torch.musa, ...); False copies them
+    launch: Sequence[str] = ()  # .py files that get `import torch_musa` (the scripts run)
     jobs: int | None = None  # processes for porting files (None: the number of CPUs)
     dry_run: bool = False  # compute everything, write nothing
     collect_diff: bool = False  # keep old and new bytes of every changed file

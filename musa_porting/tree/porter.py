@@ -25,7 +25,7 @@ from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
 from .active_rules import load_active_rules, load_ruleset, rule_options
 from .fingerprint import options_fingerprint, rules_stamp
-from .kinds import KindSelector
+from .kinds import TABLE_FREE, KindSelector
 from .manifest import JOURNAL_NAME, MANIFEST_NAME, FileRecord, Manifest, load_manifest
 from .names import output_names
 from .options import SKIP_KINDS, PortOptions
@@ -33,6 +33,7 @@ from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
 from .project_symbols import SymbolPass, run_vocabulary
+from .python_run import launch_files
 from .result import PortResult
 from .stage import Stager
 from .walk import Entry, Ignorer, walk
@@ -76,6 +77,11 @@ class Porter:
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings)
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+        bad = sorted(r for r in launch_files(self.src, opts.launch)
+                     if self.kinds.kind_of(r) != "python" or r not in tree_files)
+        if bad:
+            raise PortError("--launch: not a Python file this port ports (outside SRC, ignored, "
+                            "or --no-python)", os.path.join(self.src, bad[0]))
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
         fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
@@ -99,9 +105,12 @@ class Porter:
         if opts.project_symbols:
             ruleset, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
             planner.fast = fast
-        if ruleset is not None or not trusted or any(planner.needs_port(e) for e in files):
-            # Also checks the rule files, even for a tree with no sources.
-            planner.rules = load_active_rules(opts, ruleset, project, self.vocabulary())
+        to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
+        if ruleset is not None or not trusted or to_port:
+            # Also checks the rule files, even for a tree with no sources. The tables are
+            # skipped when every file to port is of a kind that uses only user rules.
+            tables = ruleset is not None or not to_port or not to_port <= TABLE_FREE
+            planner.rules = load_active_rules(opts, ruleset, project, self.vocabulary(), tables)
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs

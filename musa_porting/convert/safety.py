@@ -1,0 +1,95 @@
+"""What makes converting in place safe: git's view of each file, and backups.
+
+torch_musa's musa_converter edits files in place with no way back. Here a file in a
+git work tree is changed only when git holds it as it is (committed, no local
+changes), so ``git diff`` shows the conversion and ``git checkout`` undoes it; any
+other file gets a ``.orig`` copy first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from functools import lru_cache
+
+CLEAN, DIRTY, UNTRACKED, OUTSIDE = "clean", "dirty", "untracked", "outside"
+
+
+@lru_cache(maxsize=256)
+def _work_tree(folder: str) -> str | None:
+    """The top of the git work tree holding ``folder``, or None."""
+    if shutil.which("git") is None:
+        return None
+    try:
+        proc = subprocess.run(["git", "-C", folder, "rev-parse", "--show-toplevel"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    top = proc.stdout.strip()
+    return top if proc.returncode == 0 and top else None
+
+
+def git_states(paths: Iterable[str]) -> dict[str, str]:
+    """Each absolute path's state: clean (committed as it is), dirty (changed or
+    staged), untracked (git does not hold it), or outside (no work tree; ignored
+    files count as outside, git does not keep them either)."""
+    by_top: dict[str, list[str]] = {}
+    out: dict[str, str] = {}
+    for p in paths:
+        top = _work_tree(os.path.dirname(p))
+        if top is None:
+            out[p] = OUTSIDE
+        else:
+            by_top.setdefault(top, []).append(p)
+    for top, files in by_top.items():
+        real_top = os.path.realpath(top)
+        rel = {os.path.relpath(os.path.realpath(p), real_top).replace(os.sep, "/"): p
+               for p in files}
+        status = _status(top, list(rel))
+        for r, p in rel.items():
+            code = status.get(r)
+            if code is None:
+                out[p] = CLEAN
+            elif code == "!!":
+                out[p] = OUTSIDE
+            elif code == "??":
+                out[p] = UNTRACKED
+            else:
+                out[p] = DIRTY
+    return out
+
+
+def _status(top: str, rels: list[str]) -> dict[str, str]:
+    """``git status`` of ``rels`` (paths relative to ``top``): path -> XY code."""
+    specs = [f":(literal){r}" for r in rels]
+    proc = subprocess.run(["git", "-C", top, "status", "--porcelain=v1", "-z",
+                           "--untracked-files=all", "--ignored=matching", "--", *specs],
+                          capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        # git refuses the work tree (e.g. dubious ownership): hold every file unsafe.
+        return {r: "??" for r in rels}
+    out: dict[str, str] = {}
+    items = proc.stdout.split(b"\0")
+    i = 0
+    while i < len(items):
+        item = items[i]
+        i += 1
+        if len(item) < 4:
+            continue
+        code = item[:2].decode("ascii", "replace")
+        out[os.fsdecode(item[3:])] = code
+        if code[0] in "RC":  # a rename or copy: its source path follows
+            i += 1
+    return out
+
+
+def write_backup(path: str) -> str | None:
+    """Copy ``path`` to ``path.orig`` unless one exists (it holds an older original,
+    which is the one worth keeping). Returns the backup's path, or None."""
+    backup = path + ".orig"
+    if os.path.lexists(backup):
+        return None
+    shutil.copy2(path, backup)
+    return backup

@@ -1,0 +1,82 @@
+"""``musa-converter``: torch_musa's Python converter (manual section 10.2), with its
+flags, converting in place, but safe (see the README's musa-converter section).
+
+    musa-converter -r ./yolov5 -l ./yolov5/train.py [-e ./yolov5/utils/loggers]
+    python -m musa_porting.musa_converter -r ./yolov5 -l ./yolov5/train.py --dry-run --diff
+
+A thin layer over ``musa_porting.convert``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .cli.common import CONTEXT, split_csv, write_output
+
+
+@click.command("musa-converter", context_settings=CONTEXT)
+@click.option("-r", "--root_path", "root", required=True, metavar="PATH",
+              help="A .py file, or a folder whose .py files are converted.")
+@click.option("-l", "--launch_path", "launch", multiple=True, metavar="FILES",
+              help="The scripts that start a run (comma-separated, repeatable): each gets "
+                   "`import torch_musa` after its first `import torch`.")
+@click.option("-e", "--excluded_path", "excluded", multiple=True, metavar="PATHS",
+              help="Files or folders to leave alone (comma-separated, repeatable).")
+@click.option("--force", is_flag=True,
+              help="Also convert files with changes git does not hold (uncommitted, untracked).")
+@click.option("--no-backup", is_flag=True,
+              help="Do not write a .orig copy of a changed file that git does not hold.")
+@click.option("-n", "--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--diff", "diff", is_flag=False, flag_value="-", default=None, metavar="[FILE]",
+              help="Print a git-apply-able diff of the changes (--diff=FILE writes it to FILE).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
+def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet):
+    """Convert PyTorch scripts in place from CUDA to MUSA: torch.cuda -> torch.musa,
+    .cuda() -> .musa(), "cuda" devices -> "musa", nccl -> mccl, CUDAExtension ->
+    MUSAExtension, and `import torch_musa` in the launch scripts.
+
+    Files in a git work tree are converted only when git holds them as they are
+    (--force overrides); other files get a .orig backup (--no-backup skips it).
+    """
+    from .convert import ConvertOptions, convert
+
+    opts = ConvertOptions(root, split_csv(launch), split_csv(excluded), force=force,
+                          backup=not no_backup, dry_run=dry_run, collect_diff=diff is not None)
+    result = convert(opts)
+    err = diff == "-"  # stdout carries the diff: the summary goes to stderr
+    if diff is not None:
+        from .report.diff import tree_diff
+
+        write_output(tree_diff(result.diff_items), diff)
+    for f in result.files:
+        for line, message in f.warnings:
+            click.echo(f"{f.path}:{line}: warning: {message}", err=True)
+        if quiet:
+            continue
+        if f.new != f.old:
+            verb = "would convert" if dry_run else "converted"
+            extra = f" (backup {os.path.basename(f.backup)})" if f.backup else ""
+            click.echo(f"{verb} {f.rel}: {f.replacements} replacements{extra}", err=err)
+        for d in f.diagnostics:
+            c = d.check
+            click.echo(f"{f.path}:{d.line}:{d.column}: {c.level}: {d.message} [{d.id} {c.name}]",
+                       err=err)
+    findings = sum(len(f.diagnostics) for f in result.files)
+    verb = "would change" if dry_run else "changed"
+    click.echo(f"musa-converter: {result.scanned} Python files, {len(result.changed)} {verb}, "
+               f"{sum(f.replacements for f in result.changed)} replacements, {findings} findings"
+               f" -> {result.base}", err=err)
+
+
+def main(argv=None) -> None:
+    """Console entry point: errors are one line and an exit code (2: bad input or a
+    refusal, nothing written)."""
+    from .cli import run
+
+    run(converter_cmd, argv, "musa-converter")
+
+
+if __name__ == "__main__":
+    main()

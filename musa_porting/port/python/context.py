@@ -1,0 +1,21 @@
+"""What the rewrites of a statement may know about the file and the run.
+
+Kept apart from ``transform`` so that building it does not import libcst: a port
+with no Python statement to rewrite never pays for that import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ...rules.vocabulary import Vocabulary
+
+
+@dataclass
+class RewriteContext:
+    torch_musa_names: frozenset[str]
+    renames: Mapping[str, str]  # whole identifiers (user rules, project symbols)
+    vocabulary: Vocabulary
+    cpp_extension: bool  # the file imports from torch.utils.cpp_extension
+    map_path: Callable[[str], str | None] | None = None

@@ -1,0 +1,57 @@
+"""``import torch_musa`` in a launch file: right after its first ``import torch``, once.
+
+torch_musa registers the ``musa`` device and ``torch.musa`` when it is imported, so
+the script that starts a run must import it before it touches either. A file that
+imports it already is left as it is, which makes a second run a no-op.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexer import Lexed
+
+_IMPORT_TORCH = re.compile(rb"\bimport\b[^\n#;]*?(?<![\w.])torch(?![\w])")
+_HAS_TORCH_MUSA = re.compile(rb"\bimport[ \t]+torch_musa\b|\bfrom[ \t]+torch_musa\b")
+LINE = "import torch_musa"
+
+
+def imports_torch_musa(lx: Lexed) -> bool:
+    return any(lx.in_code(m.start()) for m in _HAS_TORCH_MUSA.finditer(lx.data))
+
+
+def insertion(lx: Lexed) -> tuple[int, bytes] | None:
+    """Where ``import torch_musa`` goes (offset, bytes to insert): on the line after the
+    first ``import torch`` statement, with its indentation. None when there is none."""
+    data = lx.data
+    for m in _IMPORT_TORCH.finditer(data):
+        if not lx.in_code(m.start()):
+            continue
+        start, end = lx.statement(m.start())
+        indent = data[start:m.start()]
+        if indent.strip(b" \t\f") or not _is_torch_import(data[m.start():end]):
+            continue  # not a statement of its own (an inline body), or not torch
+        nl = b"\r\n" if data[:end].endswith(b"\r\n") else b"\n"
+        if not data[:end].endswith(b"\n"):
+            return end, nl + indent + LINE.encode()
+        return end, indent + LINE.encode() + nl
+    return None
+
+
+def _is_torch_import(text: bytes) -> bool:
+    """The statement imports ``torch`` or ``torch.x`` (``import torch as T`` too)."""
+    import libcst as cst
+
+    from .transform import dotted
+
+    try:
+        module = cst.parse_module(text.decode("utf-8", "replace").rstrip("\r\n") + "\n")
+    except Exception:
+        return False
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import) and any(
+                        (dotted(a.name) or "").split(".")[0] == "torch" for a in small.names):
+                    return True
+    return False

@@ -1,0 +1,60 @@
+"""The Python side's names: what torch.musa provides, and the renames of the PyTorch
+API that porting a script or a setup.py needs (the brief's "Python side" list).
+
+``torch.musa``'s public names come from Moore Threads' torch_musa (BSD-3-Clause, see
+``mapping/LICENSE.torch_musa``), shipped as ``mapping/torch_musa_python_names.txt``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ...rules.model import Rule, RuleSet
+
+NAMES_FILE = "torch_musa_python_names.txt"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+FAMILY = "python"
+
+# The one-for-one renames, each a rule so that reports count them by key.
+TORCH_CUDA = Rule("torch.cuda", "torch.musa", FAMILY, note="torch.cuda -> torch.musa")
+CUDA_CALL = Rule(".cuda()", ".musa()", FAMILY)
+IS_CUDA = Rule(".is_cuda", ".is_musa", FAMILY)
+CUDNN = Rule("torch.backends.cudnn", "torch.backends.mudnn", FAMILY)
+CPP_EXTENSION = Rule("torch.utils.cpp_extension", "torch_musa.utils.musa_extension", FAMILY)
+EXTENSION_NAMES = {
+    "CUDAExtension": Rule("CUDAExtension", "MUSAExtension", FAMILY),
+    "CUDA_HOME": Rule("CUDA_HOME", "MUSA_HOME", FAMILY),
+}
+DEVICE = Rule('"cuda"', '"musa"', FAMILY, note="device string")
+NCCL = Rule('"nccl"', '"mccl"', FAMILY, note="distributed backend")
+NVCC = Rule('"nvcc"', '"mcc"', FAMILY, note="compiler name (extra_compile_args key)")
+VISIBLE_DEVICES = Rule("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES", FAMILY)
+ENV_VAR = Rule("environment variable", "", FAMILY, note="a CUDA word in an env var name")
+LAUNCH = Rule("import torch_musa", "import torch_musa", FAMILY, note="launch file")
+PATH = Rule("source path", "", FAMILY, note="a path to a ported source follows the port")
+
+
+def rename_rule(old: str, new: str) -> Rule:
+    """A rule for an identifier rename (the user's rules, project symbols)."""
+    return Rule(old, new, "python-names")
+
+
+@lru_cache(maxsize=1)
+def torch_musa_names() -> frozenset[str]:
+    """The public names of ``torch.musa`` (torch_musa's list)."""
+    from ...rules.tables import default_mapping_dir
+
+    text = (default_mapping_dir() / NAMES_FILE).read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
+def identifier_renames(ruleset: RuleSet) -> dict[str, str]:
+    """The user's rules that rename one identifier into another (MMCV_WITH_CUDA ->
+    MMCV_WITH_MUSA): they apply to Python names and to strings that are exactly the
+    name, so a setup.py's macro list agrees with the ported C++. Rules with
+    punctuation (``/cuda/``, ``.cuh``) are about C++ text and stay out of Python."""
+    return {k: r.value for k, r in ruleset.rules.items()
+            if r.is_user and r.value and r.value != k and _IDENT.fullmatch(k)
+            and _IDENT.fullmatch(r.value)}

@@ -1,0 +1,245 @@
+"""Porting one Python file: bytes in, bytes, edits and findings out.
+
+The file is searched for what may need porting (``torch.cuda``, ``.cuda(``, device
+strings, ``cpp_extension``...); most files have none and cost one regex search. Each
+logical line that has something is parsed with libcst and rewritten on its tree
+(``statement``), or, when it does not parse, by text rules (``fallback``) with a
+finding. Every byte outside the rewritten nodes is kept: comments, docstrings,
+formatting, line ends, encoding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ...analyze import python_findings as pf
+from ...analyze.checks import Diagnostic
+from ...rules.vocabulary import Vocabulary, build_vocabulary
+from ..engine import Edit, Matcher, rewrite
+from . import launch as launch_mod
+from .context import RewriteContext
+from .fallback import fallback_matcher
+from .lexer import COMMENT, FSTRING, STRING, Lexed, lex, source_encoding
+from .names import LAUNCH, torch_musa_names
+from .paths import PathMap
+
+# What makes a logical line worth parsing: in code (or inside an f-string's braces)...
+_CODE = [
+    rb"\btorch\s*\.\s*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
+    rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
+    rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
+    rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
+]
+# ... or in a string literal.
+_STRINGS = [
+    rb"""['"]cuda(?::[^'"\n]*)?['"]""", rb"""['"](?:nccl|nvcc)['"]""",
+    rb"CUDA_VISIBLE_DEVICES", rb"(?<![\w-])(?:nvidia-smi|nvcc)(?![\w-])",
+]
+# Literal text every candidate above contains: found first (one cheap scan), so that
+# the patterns only run on the few lines that have one.
+_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"nvcc",
+            b"nvidia-smi"]
+_EMPTY_MATCHER = Matcher({})
+
+
+@dataclass(frozen=True)
+class PythonRules:
+    """What a run ports Python files with: built once, used for every file."""
+
+    renames: Mapping[str, str]  # whole identifiers (user rules, project symbols)
+    paths: PathMap | None  # ported trees that string paths follow
+    names: frozenset[str]  # torch.musa's public names
+    vocabulary: Vocabulary
+    anchors: re.Pattern[bytes]
+    candidates: re.Pattern[bytes]
+    fallback: Matcher
+
+    def hits(self, data: bytes) -> list[re.Match[bytes]]:
+        """The candidates of ``data``, searched on the lines that hold an anchor."""
+        out: list[re.Match[bytes]] = []
+        done = -1  # end of the last line searched
+        for a in self.anchors.finditer(data):
+            if a.start() < done:
+                continue
+            ls = data.rfind(b"\n", 0, a.start()) + 1
+            le = data.find(b"\n", a.end())
+            done = len(data) if le < 0 else le
+            out.extend(self.candidates.finditer(data, ls, done))
+        return out
+
+
+def python_rules(renames: Mapping[str, str] | None = None,
+                 paths: PathMap | None = None) -> PythonRules:
+    """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
+    attribute names, imported names and strings that are exactly the name. This is
+    where the project-symbol renames of the C++ side reach Python."""
+    renames = dict(renames or {})
+    vocab = _vocabulary()
+    code = list(_CODE)
+    strings = list(_STRINGS)
+    anchors = list(_ANCHORS)
+    words = sorted({w.cuda for w in vocab.words.values() if w.enabled}, key=len, reverse=True)
+    if words:  # an environment variable's name with a CUDA word in it (FORCE_CUDA)
+        strings.append(rb"""['"][A-Z0-9_]*(?:""" + "|".join(words).encode() + rb""")[A-Z0-9_]*['"]""")
+        anchors += [w.encode() for w in words]
+    if renames:
+        keys = "|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True)).encode()
+        code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
+        strings.append(rb"""['"](?:""" + keys + rb""")['"]""")
+        anchors += [k.encode() for k in renames]
+    if paths is not None and paths.trigger():
+        strings.append(paths.trigger().encode())
+        anchors += [a.encode() for a in paths.anchors()]
+    candidates = re.compile(b"(?P<code>" + b"|".join(code) + b")|(?P<str>"
+                            + b"|".join(strings) + b")")
+    anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
+                                                                   reverse=True)))
+    return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
+                       fallback_matcher(renames))
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> Vocabulary:
+    return build_vocabulary()
+
+
+@dataclass
+class PythonPort:
+    """One ported Python file."""
+
+    data: bytes
+    edits: list[Edit]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+
+    @property
+    def by_family(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.edits:
+            fam = getattr(e.rule, "family", "python")
+            out[fam] = out.get(fam, 0) + 1
+        return out
+
+    @property
+    def by_rule(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.edits:
+            key = getattr(e.rule, "key", e.old)
+            out[key] = out.get(key, 0) + 1
+        return out
+
+
+def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",),
+                launch: bool = False) -> PythonPort:
+    """Port one Python file. ``bases`` are the folders (relative to the root the path
+    map uses) that relative path strings may start from; ``launch`` makes it a launch
+    file, which gets ``import torch_musa``."""
+    hits = rules.hits(data)
+    if not hits and not launch:
+        return PythonPort(data, [])
+    lx = lex(data)
+    statements: dict[tuple[int, int], None] = {}
+    for m in hits:
+        i = lx.span_at(m.start())
+        kind = lx.kinds[i] if i >= 0 else None
+        if m.lastgroup == "code" and kind in (None, FSTRING) or \
+                m.lastgroup == "str" and kind in (STRING, FSTRING):
+            statements.setdefault(lx.statement(m.start()))
+    encoding = source_encoding(data)
+    paths = rules.paths
+    ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
+                         cpp_extension=b"cpp_extension" in data,
+                         map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None)
+    fixed: list[tuple[int, int, bytes, object]] = []
+    found: list[tuple[int, pf.PyFinding]] = []
+    warnings: list[tuple[int, str]] = []
+    if launch and not launch_mod.imports_torch_musa(lx):
+        spot = launch_mod.insertion(lx)
+        if spot is None:
+            warnings.append((1, "launch file without 'import torch': add 'import torch_musa' "
+                                "before the script uses the musa device"))
+        else:
+            fixed.append((spot[0], spot[0], spot[1], LAUNCH))
+    for start, end in statements:
+        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found)
+    result = rewrite(data, _EMPTY_MATCHER, fixed=fixed)
+    return PythonPort(result.data, result.edits, _place(data, result.data, result.edits, found),
+                      warnings)
+
+
+def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
+              fallback: Matcher, fixed: list, found: list) -> None:
+    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
+    from .statement import NotParsed, port_statement  # libcst: imported when first needed
+
+    data = lx.data
+    first = start
+    while first < end and data[first:first + 1] in (b" ", b"\t", b"\f"):
+        first += 1
+    raw = data[first:end]
+    try:
+        text = raw.decode(encoding)
+        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end))
+    except (UnicodeDecodeError, LookupError):
+        res = None
+        reason = f"it is not valid {encoding}"
+    except NotParsed as exc:
+        res = None
+        reason = str(exc)
+    if res is None:
+        comments = [(max(s, first) - first, min(e, end) - first)
+                    for s, e, k in zip(lx.starts, lx.ends, lx.kinds)
+                    if k == COMMENT and s < end and e > first]
+        for e in rewrite(raw, fallback, excluded=comments).edits:
+            fixed.append((first + e.start, first + e.end,
+                          e.new.encode("utf-8", "surrogateescape"), e.rule))
+        found.append((first, pf.not_parsed(reason)))
+        return
+    ascii_text = raw.isascii()
+    for s, e, new, rule in res.edits:
+        bs, be = (s, e) if ascii_text else (len(text[:s].encode(encoding)),
+                                            len(text[:e].encode(encoding)))
+        fixed.append((first + bs, first + be, new.encode(encoding, "surrogateescape")
+                      if encoding == "utf-8" else new.encode(encoding), rule))
+    for off, f in res.findings:
+        found.append((first + (off if ascii_text else len(text[:off].encode(encoding))), f))
+
+
+def _ends_with_colon(lx: Lexed, start: int, end: int) -> bool:
+    """The logical line's code ends with ':' (a compound statement's header)."""
+    data = lx.data
+    pos = end
+    while pos > start:
+        c = data[pos - 1:pos]
+        if c in (b"\n", b"\r", b" ", b"\t", b"\f"):
+            pos -= 1
+            continue
+        i = lx.span_at(pos - 1)
+        if i >= 0 and lx.kinds[i] == COMMENT:
+            pos = lx.starts[i]
+            continue
+        return c == b":"
+    return False
+
+
+def _place(src: bytes, out: bytes, edits: list[Edit],
+           found: list[tuple[int, pf.PyFinding]]) -> list[Diagnostic]:
+    """Findings at their place in the ported file and in the original (1-based)."""
+    diags = []
+    for off, f in sorted(found, key=lambda x: x[0]):
+        shift = sum(len(e.new.encode("utf-8", "surrogateescape")) - (e.end - e.start)
+                    for e in edits if e.end <= off)
+        out_off = off + shift
+        sline, scol = _line_col(src, off)
+        line, col = _line_col(out, out_off)
+        diags.append(Diagnostic(f.id, f.text, line, col, sline, scol, f.message))
+    diags.sort(key=lambda d: (d.line, d.column, d.id))
+    return diags
+
+
+def _line_col(data: bytes, off: int) -> tuple[int, int]:
+    return data.count(b"\n", 0, off) + 1, off - data.rfind(b"\n", 0, off)
+

@@ -1,0 +1,51 @@
+"""The Python side of one ``musa-port`` run: the rules its ``.py`` files are ported
+with, and which of them are launch files. Built once per run (and once in each forked
+worker), not per file: it walks the rule set and the tree's output names.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Mapping, Sequence
+
+from ..port.python import PathMap, PythonRules, python_rules, tree_of_port
+from ..port.python.names import identifier_renames
+from .active_rules import ActiveRules
+from .options import PortOptions
+from .paths import inside
+
+_last: tuple[object, object, object, PythonRules, frozenset[str]] | None = None
+
+
+def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
+                 opts: PortOptions) -> tuple[PythonRules, frozenset[str]]:
+    """The run's Python rules and its launch files (paths relative to SRC).
+
+    The identifier renames are the user's identifier rules and the project-symbol
+    renames of the C++ side, so that ``torch.ops.mylib.gemm_cuda`` and
+    ``ext_module.get_compiling_cuda_version`` follow the C++ they bind."""
+    global _last
+    if _last is not None and _last[0] is rules and _last[1] is out_rel_of and _last[2] is opts:
+        return _last[3], _last[4]
+    renames = identifier_renames(rules.ruleset)
+    if rules.project is not None:
+        renames = {**{r.old: r.new for r in rules.project.renames.values()}, **renames}
+    built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]))
+    launch = launch_files(opts.src, opts.launch)
+    _last = (rules, out_rel_of, opts, built, launch)
+    return built, launch
+
+
+def launch_files(src: str, paths: Sequence[str]) -> frozenset[str]:
+    """``--launch`` files as paths relative to SRC (given relative to it or to cwd)."""
+    src_real = os.path.realpath(src)
+    out = set()
+    for p in paths:
+        real = os.path.realpath(p)
+        if os.path.isfile(real) and inside(real, src_real):
+            rel = os.path.relpath(real, src_real)
+        else:
+            rel = p
+        out.add(posixpath.normpath(rel.replace(os.sep, "/")))
+    return frozenset(out)

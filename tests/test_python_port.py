@@ -1,0 +1,379 @@
+"""Porting Python files: each rewrite, what must stay, findings, bytes kept, and the
+Python kind inside a tree port (fixtures/python_app)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from musa_porting.port.python import PathMap, port_python, python_rules, tree_of_port
+
+APP = FIXTURES / "python_app"
+RULES = python_rules()
+
+
+def port(src: str, rules=RULES, **kw) -> str:
+    return port_python(src.encode(), rules, **kw).data.decode()
+
+
+def ids(src: str, rules=RULES, **kw) -> list[str]:
+    return [d.id for d in port_python(src.encode(), rules, **kw).diagnostics]
+
+
+# -- each rewrite ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("before, after", [
+    ("torch.cuda.synchronize()\n", "torch.musa.synchronize()\n"),
+    ("with torch.cuda.amp.autocast():\n    pass\n", "with torch.musa.amp.autocast():\n    pass\n"),
+    ("s = torch.cuda.amp.GradScaler(enabled=True)\n", "s = torch.musa.amp.GradScaler(enabled=True)\n"),
+    ("import torch.cuda\n", "import torch.musa\n"),
+    ("from torch.cuda import amp\n", "from torch.musa import amp\n"),
+    ("from torch.cuda.amp import autocast\n", "from torch.musa.amp import autocast\n"),
+    ("from torch import cuda\ncuda.synchronize()\n", "from torch import musa as cuda\ncuda.synchronize()\n"),
+    ("ok = (torch .cuda\n      .is_available())\n", "ok = (torch .musa\n      .is_available())\n"),
+    ("mem = f'{torch.cuda.memory_reserved() / 1E9:.3g}G'\n",
+     "mem = f'{torch.musa.memory_reserved() / 1E9:.3g}G'\n"),
+])
+def test_torch_cuda_becomes_torch_musa(before, after):
+    assert port(before) == after
+
+
+@pytest.mark.parametrize("before, after", [
+    ("m = model.cuda()\n", "m = model.musa()\n"),
+    ("x = x.cuda(non_blocking=True).float()\n", "x = x.musa(non_blocking=True).float()\n"),
+    ("self.cuda = torch.cuda.is_available()\n", "self.cuda = torch.musa.is_available()\n"),
+    ("if t.is_cuda:\n    pass\n", "if t.is_musa:\n    pass\n"),
+    ("torch.backends.cudnn.benchmark = True\n", "torch.backends.mudnn.benchmark = True\n"),
+    ("from torch.backends import cudnn\n", "from torch.backends import mudnn as cudnn\n"),
+])
+def test_methods_attributes_and_cudnn(before, after):
+    assert port(before) == after
+
+
+@pytest.mark.parametrize("before, after", [
+    ('d = torch.device("cuda:0")\n', 'd = torch.device("musa:0")\n'),
+    ("d = torch.device('cuda', rank)\n", "d = torch.device('musa', rank)\n"),
+    ('x = torch.zeros(2, device="cuda")\n', 'x = torch.zeros(2, device="musa")\n'),
+    ("y = x.to(f'cuda:{rank}')\n", "y = x.to(f'musa:{rank}')\n"),
+    ("y = x.to('cuda:%d' % rank)\n", "y = x.to('musa:%d' % rank)\n"),
+    ("if d.type == 'cuda':\n    pass\n", "if d.type == 'musa':\n    pass\n"),
+    ("dist.init_process_group(backend='nccl')\n", "dist.init_process_group(backend='mccl')\n"),
+    ("os.environ['CUDA_VISIBLE_DEVICES'] = '0'\n", "os.environ['MUSA_VISIBLE_DEVICES'] = '0'\n"),
+    ("cmd = f'CUDA_VISIBLE_DEVICES={i} python run.py'\n",
+     "cmd = f'MUSA_VISIBLE_DEVICES={i} python run.py'\n"),
+    ("home = os.getenv('CUDA_HOME')\n", "home = os.getenv('MUSA_HOME')\n"),
+    ("if os.environ.get('FORCE_CUDA', '0') == '1':\n    pass\n",
+     "if os.environ.get('FORCE_MUSA', '0') == '1':\n    pass\n"),
+    ("if 'TORCH_CUDA_ARCH_LIST' in os.environ:\n    pass\n",
+     "if 'TORCH_MUSA_ARCH_LIST' in os.environ:\n    pass\n"),
+])
+def test_device_backend_and_environment_strings(before, after):
+    assert port(before) == after
+
+
+def test_cpp_extension_becomes_musa_extension():
+    before = ("from torch.utils.cpp_extension import (BuildExtension,\n"
+              "                                       CUDAExtension, CUDA_HOME)\n"
+              "ext = CUDAExtension('x', ['a.cpp'])\n"
+              "home = CUDA_HOME\n"
+              "args = {'cxx': [], 'nvcc': ['-O3']}\n")
+    assert port(before) == (
+        "from torch_musa.utils.musa_extension import (BuildExtension,\n"
+        "                                       MUSAExtension, MUSA_HOME)\n"
+        "ext = MUSAExtension('x', ['a.cpp'])\n"
+        "home = MUSA_HOME\n"
+        "args = {'cxx': [], 'mcc': ['-O3']}\n")
+    assert port("from torch.utils import cpp_extension\n") == \
+        "from torch_musa.utils import musa_extension as cpp_extension\n"
+    assert port("import torch.utils.cpp_extension\nE = torch.utils.cpp_extension.CUDAExtension\n") == \
+        "import torch_musa.utils.musa_extension\nE = torch_musa.utils.musa_extension.MUSAExtension\n"
+
+
+def test_extension_names_are_renamed_only_in_files_that_import_cpp_extension():
+    assert port("CUDA_HOME = '/opt/x'\nprint(CUDA_HOME)\n") == "CUDA_HOME = '/opt/x'\nprint(CUDA_HOME)\n"
+
+
+def test_a_torch_cuda_name_torch_musa_lacks_is_a_finding_not_a_silent_rename():
+    src = "import torch\n\ntorch.cuda.synchronize()\nn = torch.cuda.memory_reserved()\n"
+    p = port_python(src.encode(), RULES)
+    assert p.data.decode().endswith("n = torch.musa.memory_reserved()\n")
+    assert [(d.id, d.text, d.line, d.column) for d in p.diagnostics] == \
+        [("MP4001", "memory_reserved", 4, 16)]
+    assert "memory_reserved" in p.diagnostics[0].message
+    # synchronize and amp are torch.musa names: no finding
+    assert ids("from torch.cuda import amp, nvtx\n") == ["MP4001"]
+
+
+# -- launch files -------------------------------------------------------------------------
+
+def test_launch_file_imports_torch_musa_once_after_the_first_import_torch():
+    src = "import os\nimport torch\nimport torch.nn as nn\n\nx = 1\n"
+    out = port(src, launch=True)
+    assert out == "import os\nimport torch\nimport torch_musa\nimport torch.nn as nn\n\nx = 1\n"
+    assert port(out, launch=True) == out  # never twice
+    assert port(src) == src  # only launch files
+    nested = "def main():\n    import torch\n    return torch\n"
+    assert port(nested, launch=True) == \
+        "def main():\n    import torch\n    import torch_musa\n    return torch\n"
+    crlf = "import torch\r\nx = 1\r\n"
+    assert port(crlf, launch=True) == "import torch\r\nimport torch_musa\r\nx = 1\r\n"
+
+
+def test_launch_file_without_import_torch_gets_a_warning():
+    p = port_python(b"from torch import nn\n", RULES, launch=True)
+    assert p.data == b"from torch import nn\n"
+    assert p.warnings and "import torch" in p.warnings[0][1]
+
+
+def test_launch_insertion_moves_later_findings_down_a_line():
+    p = port_python(b"import torch\ntorch.cuda.empty_cache()\n", RULES, launch=True)
+    (d,) = p.diagnostics
+    assert (d.src_line, d.line) == (2, 3)
+
+
+# -- paths to ported sources ------------------------------------------------------------
+
+FILES = {"csrc/a.cu": "csrc/a.mu", "csrc/k/b.cuh": "csrc/k/b.muh", "csrc/c.cpp": "csrc/c.cpp",
+         "csrc/k": "csrc/k", "tools/gen.py": "tools/gen.py", "setup.py": "setup.py"}
+TREE = python_rules(paths=PathMap([tree_of_port(FILES)]))
+
+
+@pytest.mark.parametrize("before, after", [
+    ("s = ['csrc/a.cu', './csrc/c.cpp']\n", "s = ['csrc/a.mu', './csrc/c.cpp']\n"),
+    ("s = glob.glob('csrc/**/*.cu', recursive=True)\n", "s = glob.glob('csrc/**/*.mu', recursive=True)\n"),
+    ("s = glob.glob('./csrc/*.cu')\n", "s = glob.glob('./csrc/*.mu')\n"),
+    ("s = glob.glob(os.path.join(d, '*.cuh'))\n", "s = glob.glob(os.path.join(d, '*.muh'))\n"),
+    ("s = 'csrc/missing.cu'\n", "s = 'csrc/missing.cu'\n"),  # not a file of the tree
+    ("s = glob.glob('csrc/*.cpp')\n", "s = glob.glob('csrc/*.cpp')\n"),
+    ("s = 'https://example.com/csrc/a.cu'\n", "s = 'https://example.com/csrc/a.cu'\n"),
+])
+def test_string_paths_follow_the_port(before, after):
+    assert port(before, TREE) == after
+
+
+def test_paths_relative_to_the_python_file():
+    assert port("s = '../csrc/a.cu'\n", TREE, bases=("tools", "")) == "s = '../csrc/a.mu'\n"
+
+
+def test_paths_into_a_tree_ported_beside_its_source():
+    """From a setup.py at the root, csrc ported into csrc_musa (musa-converter's view)."""
+    tree = PathMap([PortedTreeOf("csrc", "csrc_musa")])
+    rules = python_rules(paths=tree)
+    assert port("g = glob.glob('./csrc/**/*.cu')\n", rules) == "g = glob.glob('./csrc_musa/**/*.mu')\n"
+    assert port("d = os.path.abspath('csrc/k')\n", rules) == "d = os.path.abspath('csrc_musa/k')\n"
+    assert port("f = 'csrc/a.cu'\n", rules) == "f = 'csrc_musa/a.mu'\n"
+    assert port("s = os.path.join('csrc', 'a.cu')\n", rules) == "s = os.path.join('csrc_musa', 'a.cu')\n"
+    assert port("f = 'csrc/mlu/x.cpp'\n", rules) == "f = 'csrc/mlu/x.cpp'\n"  # not ported
+
+
+def PortedTreeOf(src: str, out: str):  # noqa: N802 - reads like the class it builds
+    from musa_porting.port.python import PortedTree
+
+    files = {k[len("csrc/"):]: v[len("csrc/"):] for k, v in FILES.items() if k.startswith("csrc/")}
+    return PortedTree(src, out, files, frozenset({"k"}))
+
+
+# -- the project-symbol hook: identifier renames ---------------------------------------
+
+def test_identifier_renames_reach_attributes_imports_and_exact_strings():
+    rules = python_rules({"gemm_cuda": "gemm_musa", "MMCV_WITH_CUDA": "MMCV_WITH_MUSA"})
+    src = ("y = torch.ops.mylib.gemm_cuda(a, b)\n"
+           "from mylib._ext import gemm_cuda\n"
+           "ext_module = load_ext('_ext', ['gemm_cuda', 'gemm_cuda_fast'])\n"
+           "macros = [('MMCV_WITH_CUDA', None)]\n")
+    assert port(src, rules) == (
+        "y = torch.ops.mylib.gemm_musa(a, b)\n"
+        "from mylib._ext import gemm_musa as gemm_cuda\n"
+        "ext_module = load_ext('_ext', ['gemm_musa', 'gemm_cuda_fast'])\n"
+        "macros = [('MMCV_WITH_MUSA', None)]\n")
+
+
+# -- findings ------------------------------------------------------------------------------
+
+def test_findings_for_what_has_no_musa_rename():
+    p = port_python((APP / "pkg" / "kernels.py").read_bytes(), RULES)
+    got = {(d.id, d.line) for d in p.diagnostics}
+    # import numba alone (line 4) is fine: only numba.cuda targets NVIDIA GPUs
+    assert got == {("MP4002", 3), ("MP4003", 5), ("MP4004", 7), ("MP4005", 10),
+                   ("MP4006", 21), ("MP4006", 25)}
+    for d in p.diagnostics:
+        assert d.message and d.check.name
+    # nvcc named in a subprocess call is a finding, not a rename
+    assert b"['nvcc', '--version']" in p.data
+
+
+def test_a_statement_libcst_cannot_parse_is_ported_by_text_rules_with_a_finding():
+    src = 'import torch\nprint "on", torch.cuda.current_device()  # cuda\nx = y.cuda()\n'
+    p = port_python(src.encode(), RULES)
+    assert p.data.decode() == ('import torch\nprint "on", torch.musa.current_device()  # cuda\n'
+                               'x = y.musa()\n')
+    assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", 2)]
+
+
+# -- what must not change ----------------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "s = 'barracuda'\n",
+    "u = 'https://developer.nvidia.com/cuda-downloads'\n",
+    "help = 'cuda device, i.e. 0 or 0,1,2,3 or cpu'\n",
+    "# torch.cuda.synchronize() and x.cuda() in a comment\n",
+    'def f():\n    """Moves x to cuda: x.cuda(), torch.cuda.synchronize()."""\n',
+    "b = b'cuda'\n",
+    "cuda = device.type != 'cpu'\n",
+    "providers = ['CUDAExecutionProvider']\n",
+    "x = mytorch.cuda_version\n",
+    "from numba import jit\n",
+])
+def test_text_that_is_not_code_to_port_stays(src):
+    assert port(src) == src
+
+
+def test_bytes_not_rewritten_are_kept():
+    bom_crlf = b"\xef\xbb\xbfimport torch\r\nx = torch.cuda.is_available()  # caf\xc3\xa9\r\n"
+    assert port_python(bom_crlf, RULES).data == bom_crlf.replace(b"torch.cuda", b"torch.musa")
+    latin1 = b"# -*- coding: latin-1 -*-\n# caf\xe9\nd = torch.device('cuda')  # \xe9t\xe9\n"
+    assert port_python(latin1, RULES).data == latin1.replace(b"'cuda'", b"'musa'")
+    mixed = b"x = y.cuda()\r\nz = w.cuda()\n"
+    assert port_python(mixed, RULES).data == b"x = y.musa()\r\nz = w.musa()\n"
+
+
+def test_a_second_port_changes_nothing():
+    src = (APP / "train.py").read_bytes()
+    once = port_python(src, RULES, launch=True).data
+    assert once != src
+    again = port_python(once, RULES, launch=True)
+    assert again.data == once and again.edits == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("torch.cuda('\"):#\n\\ fx[]{}=,import_musa")),
+               max_size=80))
+def test_never_crashes_and_touches_nothing_without_a_candidate(text):
+    p = port_python(text.encode(), RULES, launch=True)
+    if p.edits == []:
+        assert p.data == text.encode()
+
+
+# -- the Python kind in a tree port ----------------------------------------------------------
+
+def _port_app(tmp_path: Path, *args) -> tuple[Path, dict]:
+    src = tmp_path / "app"
+    import shutil
+
+    shutil.copytree(APP, src)
+    (tmp_path / "rules.json").write_text(json.dumps({"WITH_CUDA": "WITH_MUSA",
+                                                      "scale_cuda": "scale_musa"}))
+    report = tmp_path / "r.json"
+    run_cli(src, "--rule", tmp_path / "rules.json", "--report-json", report, *args, check=0)
+    return tmp_path / "app_musa", json.loads(report.read_text())
+
+
+def test_musa_port_ports_python_files_of_the_tree(tmp_path):
+    out, report = _port_app(tmp_path, "--launch", tmp_path / "app" / "train.py")
+    setup = (out / "setup.py").read_text()
+    assert "from torch_musa.utils.musa_extension import BuildExtension, MUSAExtension, MUSA_HOME" \
+        in setup
+    assert "glob.glob('csrc/**/*.mu', recursive=True)" in setup
+    assert "sources.remove('./csrc/kernels/skip.mu')" in setup
+    assert "define_macros += [('WITH_MUSA', None)]" in setup and "FORCE_MUSA" in setup
+    assert "os.path.abspath('csrc/kernels')" in setup  # folders keep their names
+    assert "https://docs.nvidia.com/cuda/" in setup  # a comment
+    assert (out / "csrc" / "kernels" / "scale.mu").is_file()
+    assert "void scale_musa(" in (out / "csrc" / "bind.cpp").read_text()  # the same rule, C++ side
+    assert "torch.ops.app.scale_musa(x, 2.0)" in (out / "pkg" / "model.py").read_text()
+    train = (out / "train.py").read_text()
+    assert train.count("import torch_musa") == 1
+    assert train.index("import torch\n") < train.index("import torch_musa") < \
+        train.index("import torch.distributed")
+    assert "torch.cuda" not in train.split('"""', 2)[2] and "'cuda" not in train
+    assert '"""Train on the GPU: uses torch.cuda and "cuda" devices' in train  # the docstring
+    # counted apart
+    py = report["by_lang"]["python"]
+    assert py["files"] == 5 and py["changed"] == 3 and py["findings"] >= 7
+    assert report["by_lang"]["cxx"]["files"] == 4
+    langs = {f["path"]: f["lang"] for f in report["files"]}
+    assert langs["train.py"] == "python" and langs["csrc/kernels/scale.cu"] == "cxx"
+    assert {d["lang"] for d in report["diagnostics"] if d["id"].startswith("MP40")} == {"python"}
+
+
+def test_every_report_says_which_kind_a_finding_is_in(tmp_path):
+    import csv
+    import shutil
+
+    jsonschema = pytest.importorskip("jsonschema")
+    shutil.copytree(APP, tmp_path / "app")
+    r = {k: tmp_path / f"r.{k}" for k in ("json", "csv", "sarif")}
+    run_cli(tmp_path / "app", "--report-json", r["json"], "--report-csv", r["csv"],
+            "--sarif", r["sarif"], check=0)
+    schema = json.loads((FIXTURES.parent / "musa_porting/report/schemas/report.schema.json")
+                        .read_text())
+    report = json.loads(r["json"].read_text())
+    jsonschema.validate(report, schema)
+    rows = list(csv.DictReader(r["csv"].open()))
+    assert {row["lang"] for row in rows if row["id"].startswith("MP40")} == {"python"}
+    assert {row["lang"] for row in rows if row["id"].startswith("MP1")} <= {"cxx"}
+    results = json.loads(r["sarif"].read_text())["runs"][0]["results"]
+    assert {x["properties"]["lang"] for x in results if x["ruleId"] == "MP4002"} == {"python"}
+    assert len(rows) == len(results) == len(report["diagnostics"])
+
+
+def test_no_python_copies_python_files(tmp_path):
+    out, report = _port_app(tmp_path, "--no-python")
+    for f in APP.rglob("*.py"):
+        rel = f.relative_to(APP)
+        assert (out / rel).read_bytes() == f.read_bytes(), rel
+    assert "python" not in report["by_lang"]
+    assert report["by_lang"]["cxx"]["files"] == 4
+
+
+def test_a_re_run_rewrites_no_python_file(tmp_path):
+    out, _ = _port_app(tmp_path)
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.py")}
+    run_cli(tmp_path / "app", "--rule", tmp_path / "rules.json", check=0)
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.py")} == stamps
+
+
+def test_quiet_total_counts_python_apart(tmp_path):
+    import shutil
+
+    shutil.copytree(APP, tmp_path / "app")
+    q = run_cli(tmp_path / "app", "-q", check=0)
+    assert re.search(r"Python: 5 files, \d+ changed, \d+ findings", q.stdout), q.stdout
+    assert os.path.isdir(tmp_path / "app_musa")
+
+
+def test_a_tree_with_only_python_to_port_does_not_load_the_tables(tmp_path):
+    """Python porting uses the user's rules only: the 30,000 table rules (~0.2 s to
+    load) are loaded when a C/C++/CUDA file needs porting."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text("x = y.cuda()\n")
+    (tmp_path / "r.json").write_text(json.dumps({"WITH_CUDA": "WITH_MUSA"}))
+
+    def rules_in_force(*args) -> int:
+        run_cli(tmp_path / "src", "--report-json", tmp_path / "r.out", *args, check=0)
+        return json.loads((tmp_path / "r.out").read_text())["rules"]
+
+    assert rules_in_force("--rule", tmp_path / "r.json", "--disable-family", "nccl") == 1
+    assert (tmp_path / "src_musa" / "train.py").read_text() == "x = y.musa()\n"
+    (tmp_path / "src" / "k.cu").write_text("cudaMalloc(&p, n);\n")
+    assert rules_in_force("--rule", tmp_path / "r.json") > 10000
+
+
+def test_a_launch_file_that_is_not_ported_is_an_error(tmp_path):
+    import shutil
+
+    shutil.copytree(APP, tmp_path / "app")
+    for args in (["--launch", tmp_path / "app" / "nope.py"],
+                 ["--launch", tmp_path / "app" / "train.py", "--no-python"],
+                 ["--launch", tmp_path / "app" / "pkg" / "model.py", "--ignore", "pkg"]):
+        proc = run_cli(tmp_path / "app", *args, check=2)
+        assert proc.stderr.startswith("error: ") and "--launch" in proc.stderr
+        assert proc.stderr.count("\n") == 1
+    assert not (tmp_path / "app_musa").exists()
