@@ -273,3 +273,27 @@ def test_reverse_port_restores_the_names(tmp_path_factory, decls):
     port_tree(PortOptions(str(src), str(base / "musa"), jobs=1))
     port_tree(PortOptions(str(base / "musa"), str(base / "back"), reverse=True, jobs=1))
     assert _files(base / "back") == _files(src)
+
+
+def test_project_renames_reach_the_python_that_binds_them(tmp_path):
+    src = tmp_path / "proj"
+    (src / "csrc").mkdir(parents=True)
+    (src / "csrc/ops.cu").write_text(
+        '#include <torch/extension.h>\n'
+        'at::Tensor gemm_cuda(at::Tensor x) { return x; }\n'
+        'int get_compiling_cuda_version() { return 1; }\n'
+        'PYBIND11_MODULE(ext, m) {\n'
+        '  m.def("gemm_cuda", &gemm_cuda);\n'
+        '  m.def("get_compiling_cuda_version", &get_compiling_cuda_version);\n'
+        '}\n')
+    (src / "model.py").write_text(
+        "import torch\nfrom . import ext\n\n"
+        "def run(x):\n    print(ext.get_compiling_cuda_version())\n"
+        "    return torch.ops.mylib.gemm_cuda(x)\n")
+    run_cli(src, "-q", check=0)
+    out = tmp_path / "proj_musa"
+    cu = (out / "csrc/ops.mu").read_text()
+    assert 'm.def("gemm_musa", &gemm_musa);' in cu
+    assert 'm.def("get_compiling_musa_version", &get_compiling_musa_version);' in cu
+    py = (out / "model.py").read_text()
+    assert "ext.get_compiling_musa_version()" in py and "torch.ops.mylib.gemm_musa(x)" in py

@@ -165,8 +165,11 @@ class Porter:
         index = symbols.index(sources, fast)
         result.symbols_indexed = len(symbols.reindexed)
         result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
-        ruleset = load_ruleset(self.opts)
-        plan = symbols.plan(index, ruleset)
+        if not any(fs.defs for fs in index.values()):
+            ruleset, plan = None, ProjectPlan()  # nothing to rename: no table needed
+        else:
+            ruleset = load_ruleset(self.opts)
+            plan = symbols.plan(index, ruleset)
         for rel in symbols.reindexed:
             rec = planner.fast.get(rel)
             if rec is not None:
