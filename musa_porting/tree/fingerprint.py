@@ -37,6 +37,7 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
     h.update(stamp.encode("utf-8", "surrogateescape"))
     h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
                    sorted(opts.keep), opts.reverse)).encode())
+    h.update(repr(("build files", opts.build_files, list(opts.arch))).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()

@@ -2,14 +2,16 @@
 
 Every file is one of: a kind listed here (ported: its bytes go through the kind's
 port function, which also finds what is left), or anything else (copied byte for
-byte). Today there is one kind, ``cxx``: C, C++ and CUDA sources, chosen by extension
-(``--extensions``). A new kind (Python, CMake, ...) is a case in
-``KindSelector.kind_of`` (with whatever option switches it) and a port function with
-the signature of ``port_cxx`` in ``PORTERS``.
+byte). The kinds: ``cxx``, C, C++ and CUDA sources, chosen by extension
+(``--extensions``); ``cmake``, ``make`` and ``shell``, build files, chosen by name (and a
+script with no extension by its first line; ``--no-build-files`` copies them). A new
+kind is a case in ``KindSelector.kind_of`` (with whatever option switches it) and a port
+function with the signature of ``port_cxx`` in ``PORTERS``.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,10 +20,12 @@ from ..analyze.checks import Diagnostic
 from ..analyze.findings import find_diagnostics
 from ..analyze.residuals import Knowledge
 from ..port import lexer
+from ..port.build_file import BUILD_KINDS
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
 from .active_rules import ActiveRules
+from .build_kind import build_kind_of, may_be_script, port_build_file, shell_script_calling_nvcc
 from .options import PortOptions
 
 
@@ -79,6 +83,8 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
 
 
 PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx}
+# Build files: CMake, Makefiles, shell scripts that call nvcc (tree/build_kind.py).
+PORTERS.update({k: functools.partial(port_build_file, k) for k in BUILD_KINDS})
 
 
 @dataclass(frozen=True)
@@ -86,13 +92,25 @@ class KindSelector:
     """Decides each file's kind from the run's options."""
 
     extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
+    build_files: bool = False  # CMake, Make and shell files are ported (not --reverse)
 
     @classmethod
     def from_options(cls, opts: PortOptions) -> KindSelector:
-        return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions))
+        return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions),
+                   opts.build_files and not opts.reverse)
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
         if posixpath.splitext(rel)[1] in self.extensions:
             return "cxx"
+        if self.build_files:
+            return build_kind_of(rel)
         return None
+
+    def may_sniff(self, rel: str) -> bool:
+        """Whether ``rel``'s kind depends on its content (a script with no extension)."""
+        return self.build_files and build_kind_of(rel) is None and may_be_script(rel)
+
+    def sniff(self, data: bytes) -> str | None:
+        """The kind of a file ``may_sniff`` allowed: a shell script that calls nvcc."""
+        return "shell" if shell_script_calling_nvcc(data) else None

@@ -69,7 +69,8 @@ class Planner:
 
     def needs_port(self, e: Entry) -> bool:
         """A source file the rules must run over (not skipped through the manifest)."""
-        return e.kind == "file" and e.rel not in self.fast and self.kinds.kind_of(e.rel) is not None
+        return e.kind == "file" and e.rel not in self.fast and (
+            self.kinds.kind_of(e.rel) is not None or self.kinds.may_sniff(e.rel))
 
     def plan(self, e: Entry) -> Step:
         out_rel = self.out_rel_of[e.rel]
@@ -82,9 +83,13 @@ class Planner:
                         None, list(prev.warnings), e.size)
         src_path = os.path.join(self.src, e.rel)
         kind = self.kinds.kind_of(e.rel)
+        data = None
+        if kind is None and self.kinds.may_sniff(e.rel):  # a script that calls nvcc?
+            data = read_file(src_path)
+            kind = self.kinds.sniff(data)
         rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode)
         if kind is not None:
-            data = read_file(src_path)
+            data = read_file(src_path) if data is None else data
             if b"\0" not in data:
                 return self._plan_source(e, out_rel, src_path, data, rec, kind)
             rec.kind = "copied"  # NUL bytes: not text, copy as is
