@@ -23,7 +23,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from . import build_names as bn
-from . import nvcc_flags as nf
 from .build_rewrite import ARCH_NOTE, BuildContext, Rewriter
 from .build_words import CODE, PATTERN, RAW, TEXT, Word, split_words, string_words
 from .cmake_lexer import Arg, Command, Lexed, lex_cmake
@@ -138,7 +137,7 @@ class _State:
     toolkit_libs: list[str] = field(default_factory=list)  # MUSA names of CUDA::x used
     preamble_done: bool = False
     keyword_set: bool = False
-    musa_targets: list[tuple[str, int]] = field(default_factory=list)  # (name, line)
+    musa_targets: list[str] = field(default_factory=list)  # musa_add_library targets so far
 
 
 class CMakePorter:
@@ -341,11 +340,10 @@ class CMakePorter:
 
     def _flags_after_target(self, cmd: Command, var: str) -> None:
         if var in _FLAG_VARS and self.state.musa_targets:
-            target, line = self.state.musa_targets[-1]
+            target = self.state.musa_targets[-1]
             self.rw.note("MP3107", cmd.start, cmd.name_end, f"{var} changes after "
-                         f"musa_add_library({target}) at line {line}, which has already read "
-                         "MUSA_MCC_FLAGS", "move this before the musa_add_library calls it "
-                         "should reach")
+                         f"musa_add_library({target}), which has already read MUSA_MCC_FLAGS",
+                         "move this before the musa_add_library calls it should reach")
 
     def _sources(self, args: Sequence[Arg], depth: int = 0) -> Iterator[str]:
         """The values of ``args`` with ``${VAR}`` of literal lists of this file expanded."""
@@ -365,9 +363,8 @@ class CMakePorter:
         kinds = {a.value for a in rest[:2]}
         if not any(re.search(r"\.cuh?$", s) for s in self._sources(rest)):
             return
-        line = self.text.count("\n", 0, cmd.start) + 1
         if cmd.lname.startswith("cuda_"):
-            self.state.musa_targets.append((name, line))
+            self.state.musa_targets.append(name)
             return
         if kinds & _OTHER_LIB_TYPES:
             self.rw.note("MP3101", cmd.start, cmd.name_end, f"{cmd.name}({name} "
@@ -382,7 +379,7 @@ class CMakePorter:
             self.rw.change(cmd.start, cmd.start, "set(MUSA_LINK_LIBRARIES_KEYWORD PRIVATE)" + nl + ind)
             self.state.keyword_set = True
         self.rw.change(cmd.start, cmd.name_end, new)
-        self.state.musa_targets.append((name, line))
+        self.state.musa_targets.append(name)
         self.rw.note("MP3107", cmd.start, cmd.name_end, f"{cmd.name}({name} ...) of .cu sources "
                      f"became {new}: FindMUSA compiles its .mu files with mcc and "
                      "MUSA_MCC_FLAGS", "set MUSA_MCC_FLAGS before this line; a "
@@ -395,7 +392,7 @@ class CMakePorter:
 
     def _cmd_target_sources(self, cmd: Command) -> None:
         vals = cmd.words()
-        if vals and vals[0] in {t for t, _ in self.state.musa_targets}:
+        if vals and vals[0] in self.state.musa_targets:
             for a in cmd.args[1:]:
                 if re.search(r"\.cu$", a.value):
                     self.rw.note("MP3101", a.start, a.end, f"target_sources adds {a.value} to "
@@ -432,7 +429,7 @@ class CMakePorter:
             if _CUDA_GENEX.search(a.value):
                 m = _GENEX_VALUE.match(a.value)
                 inner = m.group(1) if m else ""
-                mapped = _mapped_flags(inner.replace(";", " ")) if inner else ""
+                mapped = _mapped_flags(inner.replace(";", " "), self.rw.ctx) if inner else ""
                 how = (f'string(APPEND MUSA_MCC_FLAGS " {mapped}") before musa_add_library'
                        if mapped else "move device-only settings to MUSA_MCC_FLAGS before "
                        "musa_add_library")
@@ -449,24 +446,15 @@ class CMakePorter:
                              + ARCH_NOTE)
 
 
-def _mapped_flags(flags: str) -> str:
-    """nvcc flags as mcc takes them (for a suggestion): dropped ones go."""
-    out = []
-    words = flags.split()
-    i = 0
-    while i < len(words):
-        m = nf.match_flag(words[i])
-        if m is None or m.option.action in (nf.SAME,):
-            out.append(words[i])
-        elif m.option.action == nf.MAP:
-            spelled = nf.mcc_spelling(m.option, m.value)
-            if spelled:
-                out.append(spelled)
-        elif m.option.action == nf.HOST and i + 1 < len(words):
-            out.append(nf.host_flags(words[i + 1]))
-            i += 1
-        i += 1
-    return " ".join(out)
+def _mapped_flags(flags: str, ctx: BuildContext) -> str:
+    """nvcc flags as mcc takes them (for a suggestion), by the rewriter itself."""
+    rw = Rewriter(flags, ctx)
+    rw.statement(split_words(flags, 0, len(flags), CODE))
+    out, pos = [], 0
+    for c in sorted(rw.changes, key=lambda c: c.start):
+        out += [flags[pos:c.start], c.new]
+        pos = c.end
+    return " ".join("".join(out + [flags[pos:]]).split())
 
 
 def port_cmake_text(text: str, ctx: BuildContext,

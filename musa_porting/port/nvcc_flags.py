@@ -338,7 +338,8 @@ def describe(opt: NvccOption) -> str:
         spelled = ", ".join(f"`{k}`: `{v}`" for k, v in opt.mcc.items())
     else:
         spelled = f"`{opt.mcc.replace('{}', 'X')}`"
-    if opt.action == SAME:
+    same = isinstance(opt.mcc, str) and opt.mcc.replace("{}", "").strip() == opt.short
+    if opt.action == SAME or same:
         return f"{spelled} (the same)"
     return spelled + (f" (MP3105: {opt.note})" if opt.note else "")
 
