@@ -22,11 +22,14 @@ def cache_dir() -> Path:
     return d
 
 
-def fetch_sdist(name: str, version: str) -> Path:
-    """The path of ``name-version.tar.gz``, downloaded once and verified."""
+def fetch_sdist(name: str, version: str, sha256: str | None = None) -> Path:
+    """The path of ``name-version.tar.gz``, downloaded once and verified (against the
+    index's sha256, and the pinned ``sha256`` when given, also for a cached file)."""
     filename = f"{name}-{version}.tar.gz"
     target = cache_dir() / filename
     if target.is_file():
+        if sha256 is not None and hashlib.sha256(target.read_bytes()).hexdigest() != sha256:
+            raise RuntimeError(f"{target}: sha256 is not the pinned {sha256}")
         return target
     index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
     req = urllib.request.Request(f"{index}/{name}/",
@@ -36,8 +39,9 @@ def fetch_sdist(name: str, version: str) -> Path:
     entry = next(f for f in files if f["filename"] == filename)
     with urllib.request.urlopen(entry["url"], timeout=120) as resp:
         blob = resp.read()
-    if hashlib.sha256(blob).hexdigest() != entry["hashes"]["sha256"]:
-        raise RuntimeError(f"{filename}: sha256 does not match the index")
+    digest = hashlib.sha256(blob).hexdigest()
+    if digest != entry["hashes"]["sha256"] or (sha256 is not None and digest != sha256):
+        raise RuntimeError(f"{filename}: sha256 does not match the index or the pin")
     tmp = target.with_suffix(".part")
     tmp.write_bytes(blob)
     tmp.replace(target)
