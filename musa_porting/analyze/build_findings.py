@@ -17,16 +17,13 @@ from dataclasses import dataclass
 
 from ..port import build_names as bn
 from ..port import nvcc_flags as nf
-from ..port.build_rewrite import Change, Note
+from ..port.build_rewrite import REF, TARGET, Change, Note
 from ..port.build_words import TEXT, Word
 from .checks import Diagnostic
 from .findings import _line_cols
 
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
-_REF = re.compile(r"\$(?:ENV)?\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)"
-                  r"|\$([A-Za-z_][A-Za-z0-9_]*)")
 _FLAG_PREFIX = re.compile(r"(?<![A-Za-z0-9_\-])-[DUILl](?=[A-Za-z_])")
-_TARGET = re.compile(r"(?<![A-Za-z0-9_])CUDA::([A-Za-z0-9_]+)")
 _LIB_FLAG = re.compile(r"(?<![A-Za-z0-9_\-])-l:?(?:lib)?([A-Za-z0-9_]+)")
 _LIB_FILE = re.compile(r"(?<![A-Za-z0-9_])lib([A-Za-z0-9_]+?)\.(?:so|a|dylib)(?![A-Za-z0-9_])")
 # An NVIDIA arch: sm_80, compute_90a, and the patterns that build one (sm_${X}, sm_\\().
@@ -89,7 +86,7 @@ def _names(word: Word) -> Iterable[tuple[int, int, str]]:
     every name that is not a path component (a folder or file of the project)."""
     text = word.text
     if word.where == TEXT:
-        for m in _REF.finditer(text):
+        for m in REF.finditer(text):
             g = 1 if m.group(1) else 2 if m.group(2) else 3
             yield word.start + m.start(g), word.start + m.end(g), m.group(g)
         return
@@ -164,7 +161,7 @@ def _scan_word(w: Word, keep: Set[str]) -> list[_Found]:
         return any(f.start <= s < f.end for f in found)
 
     if w.where != TEXT:
-        for m in _TARGET.finditer(w.text):
+        for m in TARGET.finditer(w.text):
             found.append(_Found(w.start + m.start(), w.start + m.end(), "MP3102", m.group(),
                                 f"'{m.group()}' is a CUDA toolkit target with no MUSA target "
                                 "known", bn.LIBRARY_ADVICE.get(m.group(1))

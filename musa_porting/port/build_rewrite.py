@@ -27,8 +27,9 @@ ARCH_NOTE = ("mp_21 is MTT S80/S3000, mp_22 MTT S4000, mp_31 MTT S5000: check th
              "the GPUs you build for (musa-port --arch)")
 
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
-_REF = re.compile(r"\$(?:ENV)?\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)"
-                  r"|\$([A-Za-z_][A-Za-z0-9_]*)")
+# A variable reference: ${X}, $ENV{X} (CMake, shell), $(X) (make), $X (shell, make).
+REF = re.compile(r"\$(?:ENV)?\{([A-Za-z_][A-Za-z0-9_]*)\}|\$\(([A-Za-z_][A-Za-z0-9_]*)\)"
+                 r"|\$([A-Za-z_][A-Za-z0-9_]*)")
 _HOME_REF = (r"(?:\$(?:ENV)?\{(?:CUDA_HOME|CUDA_PATH|CUDA_TOOLKIT_ROOT_DIR|CUDAToolkit_ROOT)\}"
              r"|\$\((?:CUDA_HOME|CUDA_PATH)\)|\$(?:CUDA_HOME|CUDA_PATH)(?![A-Za-z0-9_])"
              r"|/usr/local/cuda(?:-[0-9.]+)?)")
@@ -38,7 +39,7 @@ _NVCC_CODE = re.compile(r"(?:(?<=:-)|(?<![A-Za-z0-9_.\-]))nvcc(?![A-Za-z0-9_.\-]
 _NVCC_PATH = re.compile(r"(?<=/)nvcc(?![A-Za-z0-9_.\-])")
 _LIB_FLAG = re.compile(r"(?<![A-Za-z0-9_\-])-l([A-Za-z0-9_]+)")
 _LIB_FILE = re.compile(r"(?<![A-Za-z0-9_])lib([A-Za-z0-9_]+?)\.(so|a|dylib)(?![A-Za-z0-9_])")
-_TARGET = re.compile(r"(?<![A-Za-z0-9_])CUDA::([A-Za-z0-9_]+)")
+TARGET = re.compile(r"(?<![A-Za-z0-9_])CUDA::([A-Za-z0-9_]+)")
 _SUFFIX = re.compile(r"(?<=[A-Za-z0-9_%*)}:\]\\+-])\.(cuh?)(?![A-Za-z0-9_])")
 _PATH_CHARS = re.compile(r"[A-Za-z0-9_./+\-${}%*]*$")
 _MACRO_FLAG = re.compile(r"(?<![A-Za-z0-9_\-])-[DU]([A-Za-z_][A-Za-z0-9_]*)")
@@ -233,7 +234,7 @@ class Rewriter:
         """An arch option (``-arch``, ``-code``, ``-gencode``): the first of a statement
         becomes the --arch flags, the others go. Returns True when flags were written."""
         original = self.text[w.start:end]
-        if _REF.search(value) and w.text.split("=")[0] in ("-arch", "--gpu-architecture"):
+        if REF.search(value) and w.text.split("=")[0] in ("-arch", "--gpu-architecture"):
             new = f"--offload-arch={value}"
             if self.change(w.start, end, new):
                 self.note("MP3104", w.start, end, f"nvcc's '{original}' became '{new}': "
@@ -282,7 +283,7 @@ class Rewriter:
                 if new is not None:
                     found.append((m.start(), m.end(), new))
         else:
-            for m in _REF.finditer(text):
+            for m in REF.finditer(text):
                 g = 1 if m.group(1) else 2 if m.group(2) else 3
                 new = self.ctx.names.get(m.group(g))
                 if new is not None:
@@ -317,7 +318,7 @@ class Rewriter:
             new = bn.library(m.group(1))
             if new is not None:
                 found.append((m.start(1), m.end(1), new))
-        for m in _TARGET.finditer(text):
+        for m in TARGET.finditer(text):
             new = bn.library(m.group(1))
             if new is not None:
                 found.append((m.start(), m.end(), "MUSA::" + new))

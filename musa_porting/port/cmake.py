@@ -48,7 +48,7 @@ _VERSION_ARG = re.compile(r"^\d+(?:\.\d+)*$")
 _CUDA_GENEX = re.compile(r"\$<(?:COMPILE_LANGUAGE|COMPILE_LANG_AND_ID|LINK_LANGUAGE|"
                          r"LINK_LANG_AND_ID):CUDA\b")
 _GENEX_VALUE = re.compile(r"\$<\$<(?:COMPILE_LANGUAGE|COMPILE_LANG_AND_ID):CUDA[^>]*>:(.*)>$")
-_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+_WHOLE_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _FLAG_VARS = frozenset({"CMAKE_CUDA_FLAGS", "CUDA_NVCC_FLAGS", "MUSA_MCC_FLAGS"})
 _MUSA_TARGET_COMMANDS = frozenset({"add_library", "add_executable", "cuda_add_library",
                                    "cuda_add_executable"})
@@ -348,7 +348,7 @@ class CMakePorter:
     def _sources(self, args: Sequence[Arg], depth: int = 0) -> Iterator[str]:
         """The values of ``args`` with ``${VAR}`` of literal lists of this file expanded."""
         for a in args:
-            m = _REF.match(a.value)
+            m = _WHOLE_REF.match(a.value)
             if m and m.group(1) in self.state.lists and depth < 8:
                 yield from self._sources(self.state.lists[m.group(1)], depth + 1)
             else:
