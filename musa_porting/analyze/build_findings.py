@@ -10,6 +10,7 @@ already explained a span (a note), the scan adds nothing there.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence, Set
@@ -123,6 +124,7 @@ def _nvcc_option_left(token: str) -> nf.NvccOption | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
 def looks_like_cuda(name: str) -> bool:
     """A name with a CUDA word in it (``CUDA_HOME``, ``nvcc``; ``cuBLAS``, ``cuDNN`` by their
     lower-case spelling)."""
@@ -132,6 +134,7 @@ def looks_like_cuda(name: str) -> bool:
     return not name.islower() and not name.isupper() and vocab.contains_word(name.lower())
 
 
+@functools.lru_cache(maxsize=8192)
 def _classify(name: str) -> tuple[str, str, str] | None:
     """(ID, problem, suggestion) for a CUDA-looking name, or None."""
     advice = bn.NO_EQUIVALENT.get(name) or bn.NO_EQUIVALENT.get(name.lower())

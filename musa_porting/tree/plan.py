@@ -84,8 +84,8 @@ class Planner:
         src_path = os.path.join(self.src, e.rel)
         kind = self.kinds.kind_of(e.rel)
         data = None
-        if kind is None and self.kinds.may_sniff(e.rel):  # a script that calls nvcc?
-            data = read_file(src_path)
+        if kind is None and self.kinds.may_sniff(e.rel) and _starts_with(src_path, b"#!"):
+            data = read_file(src_path)  # a script: does it call nvcc?
             kind = self.kinds.sniff(data)
         rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode)
         if kind is not None:
@@ -158,6 +158,16 @@ class Planner:
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec), item,
                     list(rec.warnings), e.size)
+
+
+def _starts_with(path: str, magic: bytes) -> bool:
+    """Whether a file begins with ``magic`` (an unreadable one is left to the copy, which
+    reports it)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
 
 
 def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest) -> FileRecord | None:
