@@ -238,6 +238,14 @@ def test_nvcc_options_in_a_recipe(before, after, finding):
     assert ([finding] if finding else []) == sorted(set(ids(found)))
 
 
+def test_arch_flags_in_a_cmake_list_stay_list_elements():
+    out, _ = port('list(APPEND CUDA_NVCC_FLAGS -O3 "-gencode;arch=compute_70,code=sm_70")\n'
+                  'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -gencode arch=compute_80,code=sm_80")\n',
+                  arch=("mp_21", "mp_22"))
+    assert out == ('list(APPEND MUSA_MCC_FLAGS -O3 "--offload-arch=mp_21;--offload-arch=mp_22")\n'
+                   'set(MUSA_MCC_FLAGS "${MUSA_MCC_FLAGS} --offload-arch=mp_21 --offload-arch=mp_22")\n')
+
+
 def test_dropped_options_keep_the_layout_of_the_lines():
     out, _ = port("FLAGS := -O2 \\\n         --expt-relaxed-constexpr -lineinfo \\\n"
                   "         -Xptxas -v\n", "make")

@@ -166,6 +166,7 @@ class Rewriter:
         """One nvcc option at ``words[i]``: returns (words used, an arch flag written)."""
         w, opt = words[i], m.option
         value, end, used = m.value, w.end, 1
+        sep = ""  # what separates the option from a value of its own (" ", ";", ...)
         if opt.value and not m.joined:
             nxt = words[i + 1] if i + 1 < len(words) else None
             if nxt is not None and nxt.start == w.end:
@@ -178,10 +179,11 @@ class Rewriter:
                     used = 1 + sum(1 for x in words[i + 1:] if x.start < end)
                 else:
                     value, end, used = nxt.text, nxt.end, 2
+                    sep = self.text[w.end:nxt.start]
         if opt.action == nf.ARCH:
             if value is None:
                 return 0, arch_written
-            return used, self.arch(w, value, end, arch_written) or arch_written
+            return used, self.arch(w, value, end, arch_written, ";" in sep) or arch_written
         if opt.action == nf.HOST:
             if value is None:
                 return 0, arch_written
@@ -230,7 +232,7 @@ class Rewriter:
                       f"'{new or '(nothing)'}'", opt.note)
         return used
 
-    def arch(self, w: Word, value: str, end: int, written: bool) -> bool:
+    def arch(self, w: Word, value: str, end: int, written: bool, in_list: bool = False) -> bool:
         """An arch option (``-arch``, ``-code``, ``-gencode``): the first of a statement
         becomes the --arch flags, the others go. Returns True when flags were written."""
         original = self.text[w.start:end]
@@ -248,7 +250,7 @@ class Rewriter:
                           "nothing to do; " + ARCH_NOTE)
             return False
         t = self.text
-        in_list = (w.start > 0 and t[w.start - 1] == ";") or (end < len(t) and t[end] == ";")
+        in_list = in_list or (w.start > 0 and t[w.start - 1] == ";") or (end < len(t) and t[end] == ";")
         flags = self.ctx.offload_flags(";" if in_list else " ")
         if self.change(w.start, end, flags):
             self.note("MP3104", w.start, end, f"nvcc's '{original}' became '{flags}': sm "
