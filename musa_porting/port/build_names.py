@@ -27,7 +27,6 @@ HOME_VARS = {
     "CUDA_PATH": "MUSA_PATH",
     "CUDA_VISIBLE_DEVICES": "MUSA_VISIBLE_DEVICES",
 }
-INSTALL_DIR = "/usr/local/cuda"
 MUSA_INSTALL_DIR = "/usr/local/musa"
 
 # Libraries: -l names, lib*.so files, CUDAToolkit components and CUDA:: targets.
@@ -154,11 +153,6 @@ def findmusa_name(name: str) -> str:
         rest = build_vocabulary_for_names().rename(name[len(TOOLKIT_PREFIX):])
         return "MUSAToolkit_" + (rest or name[len(TOOLKIT_PREFIX):])
     return build_vocabulary_for_names().rename(name) or name
-
-
-def is_findcuda_name(name: str) -> bool:
-    return (name in FINDCUDA_VARIABLES or name in CMAKE_FLAGS
-            or name.lower() in FINDCUDA_COMMANDS or name.startswith(TOOLKIT_PREFIX))
 
 
 def library(name: str) -> str | None:

@@ -53,6 +53,3 @@ def string_words(text: str, start: int, end: int, seps: str = "") -> list[Word]:
         return [Word(w.start, w.end, w.text, CODE)]
     return words
 
-
-def as_where(words: list[Word], where: str) -> list[Word]:
-    return [Word(w.start, w.end, w.text, where) for w in words]

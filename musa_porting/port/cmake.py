@@ -37,7 +37,6 @@ _LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
 _DEF_COMMANDS = frozenset({"target_compile_definitions", "add_compile_definitions"})
 _TLL_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE",
                            "LINK_INTERFACE_LIBRARIES"})
-_LIB_TYPES = frozenset({"STATIC", "SHARED", "MODULE"})
 _OTHER_LIB_TYPES = frozenset({"OBJECT", "INTERFACE", "IMPORTED", "ALIAS", "UNKNOWN"})
 _COMPARE = frozenset({"VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL", "VERSION_LESS_EQUAL",
                       "VERSION_GREATER_EQUAL", "LESS", "GREATER", "EQUAL", "LESS_EQUAL",
@@ -50,8 +49,6 @@ _CUDA_GENEX = re.compile(r"\$<(?:COMPILE_LANGUAGE|COMPILE_LANG_AND_ID|LINK_LANGU
 _GENEX_VALUE = re.compile(r"\$<\$<(?:COMPILE_LANGUAGE|COMPILE_LANG_AND_ID):CUDA[^>]*>:(.*)>$")
 _WHOLE_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _FLAG_VARS = frozenset({"CMAKE_CUDA_FLAGS", "CUDA_NVCC_FLAGS", "MUSA_MCC_FLAGS"})
-_MUSA_TARGET_COMMANDS = frozenset({"add_library", "add_executable", "cuda_add_library",
-                                   "cuda_add_executable"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,12 +88,18 @@ def _contexts(cmd: Command) -> list[str]:
             if not (i == 0 and vals[0] in _MESSAGE_MODES):
                 where[i] = TEXT
     elif name == "string" and n >= 2:
-        if vals[0] == "REGEX" and vals[1] in ("MATCH", "MATCHALL", "REPLACE"):
-            where[2:4 if vals[1] == "REPLACE" else 3] = [PATTERN] * (2 if vals[1] == "REPLACE" else 1)
+        patterns: tuple[int, ...] = ()
+        if vals[0] == "REGEX" and vals[1] in ("MATCH", "MATCHALL"):
+            patterns = (2,)  # string(REGEX MATCH <regex> <out> <input>...)
+        elif vals[0] == "REGEX" and vals[1] == "REPLACE":
+            patterns = (2, 3)  # the regex and its replacement
         elif vals[0] == "REPLACE":
-            where[1:3] = [PATTERN, PATTERN]
-        elif vals[0] == "FIND" and n >= 3:
-            where[2] = PATTERN
+            patterns = (1, 2)
+        elif vals[0] == "FIND":
+            patterns = (2,)
+        for i in patterns:
+            if i < n:
+                where[i] = PATTERN
     elif name == "list" and n >= 5 and vals[0] == "FILTER" and vals[3] == "REGEX":
         where[4] = PATTERN
     elif name == "option" and n >= 2:
