@@ -117,3 +117,10 @@ def test_the_build_kinds_port_in_parallel_and_in_a_dry_run_diff(cmake_tree, tmp_
     assert "+project(p LANGUAGES CXX)" in dry.stdout
     assert "+musa_add_library(k k.mu)" in dry.stdout
     assert not (tmp_path / "src_musa").exists() and snapshot(cmake_tree) == before
+
+
+def test_a_finding_on_line_100_prints_its_line_number(tmp_path):
+    """The terminal summary printed ':100:' as rich's emoji (found on vLLM's CMakeLists)."""
+    src = make_tree(tmp_path / "src", {"CMakeLists.txt": "\n" * 99 + 'set(LANG "CUDA")\n'})
+    proc = run_cli(src, check=0)
+    assert f"{tmp_path / 'src_musa' / 'CMakeLists.txt'}:100:11: warning:" in proc.stdout
