@@ -25,14 +25,19 @@ MMCV_IGNORES = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/m
 REQUIRE_NVCC = os.environ.get("MUSA_PORT_REQUIRE_NVCC") == "1"
 
 
+def skip_or_fail_in_ci(why: str) -> None:
+    """A CUDA tool is missing: skip here, but fail in CI, which must have it."""
+    if REQUIRE_NVCC:
+        pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 says this machine must have one")
+    pytest.skip(why)
+
+
 def need_nvcc() -> Path:
     """nvcc for the tests that compile: skip where there is none, fail in CI."""
     nvcc = find_nvcc()
     if nvcc is None:
-        why = "no nvcc (CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda, the nvidia-cuda-nvcc wheel)"
-        if REQUIRE_NVCC:
-            pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 says this machine must have one")
-        pytest.skip(why)
+        skip_or_fail_in_ci("no nvcc (CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda, the "
+                           "nvidia-cuda-nvcc wheel)")
     return nvcc
 
 

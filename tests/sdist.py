@@ -42,10 +42,10 @@ def _cache(target: Path, blob: bytes) -> Path:
     return target
 
 
-def fetch_sdist(name: str, version: str) -> Path:
+def fetch_sdist(name: str, version: str, sha256: str | None = None) -> Path:
     """The path of ``name-version.tar.gz``, downloaded once and checked against the
-    sha256 the index publishes."""
-    return fetch_pinned(name, f"{name}-{version}.tar.gz", None)
+    pinned ``sha256``, or the one the index publishes."""
+    return fetch_pinned(name, f"{name}-{version}.tar.gz", sha256)
 
 
 def fetch_pinned(name: str, filename: str, sha256: str | None) -> Path:

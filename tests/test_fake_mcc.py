@@ -249,3 +249,30 @@ def test_log_records_every_invocation(tmp_path):
     assert first == {"argv": [str(MCC), "-c", "k.mu", "-o", "k.o"], "cwd": str(tmp_path),
                      "inputs": ["k.mu"], "output": "k.o", "exit": 0}
     assert second["argv"][1:] == ["--bogus"] and second["exit"] == 1
+
+
+def test_link_accepts_host_objects_and_makes_executables(tmp_path):
+    """Build systems compile host code with c++ and link with mcc: an ELF object is a link
+    input, and a link without -shared writes an executable."""
+    write(tmp_path / "k.mu", "__global__ void k() {}\n")
+    write(tmp_path / "host.c", "int host(void) { return 1; }\n")
+    assert mcc("-c", "k.mu", "-ffast-math", "-fgpu-rdc", "-gline-tables-only", cwd=tmp_path
+               ).returncode == 0  # clang's spellings of nvcc's options are accepted
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no host C compiler")
+    subprocess.run([cc, "-c", "host.c", "-o", "host.o"], cwd=tmp_path, check=True)
+    lib = mcc("-shared", "-o", "libk.so", "k.o", "host.o", "-lmusart", cwd=tmp_path)
+    assert lib.returncode == 0, lib.stderr
+    assert (tmp_path / "libk.so").read_text().splitlines()[1:3] == [
+        f"object: {tmp_path / 'k.o'}", f"host-object: {tmp_path / 'host.o'}"]
+    app = mcc("host.o", "libk.so", "-o", "app", "-Wl,-rpath,/x", cwd=tmp_path)
+    assert app.returncode == 0, app.stderr
+    text = (tmp_path / "app").read_text()
+    assert text.splitlines()[:3] == ["FAKE-MUSA-EXECUTABLE v1", f"host-object: {tmp_path / 'host.o'}",
+                                     f"library: {tmp_path / 'libk.so'}"]
+    assert os.access(tmp_path / "app", os.X_OK)
+    write(tmp_path / "notes.txt", "hello\n")
+    bad = mcc("host.o", "notes.txt", "-o", "app2", cwd=tmp_path)
+    assert bad.returncode == 1 and "notes.txt: unknown file type" in bad.stderr
+    assert not (tmp_path / "app2").exists()

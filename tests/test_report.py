@@ -40,7 +40,8 @@ def test_dry_run_diff_applies_to_reproduce_the_real_run(mmcv_tree, tmp_path):
     assert not (tmp_path / "csrc_musa").exists()
     assert "rename from pytorch/cuda/roi_align_cuda.cu" in patch
     assert "rename to pytorch/cuda/roi_align_cuda.mu" in patch
-    assert "lut.bin" not in patch and "Makefile" not in patch  # binary / not ported
+    assert "lut.bin" not in patch  # binary: copied
+    assert "+MUSA_HOME ?= /usr/local/musa" in patch  # the Makefile is ported (issue 15)
     assert "Dry run of" in dry.stderr  # the summary moves to stderr
 
     run_cli(mmcv_tree, *args, check=0)

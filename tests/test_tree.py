@@ -76,9 +76,11 @@ def test_sources_rewritten_others_copied_byte_for_byte(tree):
         '#include "k.muh"\n#include <musa_runtime.h>\nvoid f() { musaMalloc(&p, 4); }\n')
     assert (out / "k.muh").read_text() == "#pragma once\nmusaStream_t s;\n"
     assert (out / "sub/b.cpp").read_text() == "int Accumulate(int cu) { return cu; }\n"
-    assert (out / "Makefile").read_bytes() == (tree / "Makefile").read_bytes()
+    assert (out / "Makefile").read_text() == "all:\n\tmcc a.mu -lmusart\n"  # a build file
     assert (out / "data.bin").read_bytes() == (tree / "data.bin").read_bytes()
     assert not (out / ".Makefile").exists()
+    port(tree, output=str(tree.parent / "copied"), build_files=False)
+    assert (tree.parent / "copied/Makefile").read_bytes() == (tree / "Makefile").read_bytes()
 
 
 def test_source_file_with_nul_bytes_is_copied_verbatim(tree):

@@ -51,6 +51,37 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A CUDA version or architecture number is compared after renaming: MUSA's "
           "values differ (MUSA_VERSION 50200, __MUSA_ARCH__ 210/220/310).",
           "#if MUSA_VERSION >= 12080"),
+    # Build files (CMake, Make, shell): see analyze/build_findings.py and docs/build-files.md.
+    Check("MP3101", "cuda-build-setting", "error", True,
+          "A CUDA toolchain setting in a build file with no mechanical MUSA form (a "
+          "CMAKE_CUDA_* variable, CUDA as a CMake language, a CUDA_* target property, a "
+          "FindCUDA helper): the message says what to write instead.",
+          "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)"),
+    Check("MP3102", "unported-build-name", "error", True,
+          "An nvcc option, CUDA library or CUDA:: target with no MUSA equivalent is left in "
+          "a build file.", "target_link_libraries(k CUDA::nvToolsExt)"),
+    Check("MP3103", "cuda-named-build-name", "warning", True,
+          "A name or value in a build file looks like CUDA (a project variable, a macro, a "
+          "\"CUDA\" string) and no rule ports it: rename it where the MUSA side expects "
+          "another name, or --keep it.", 'set(GPU_LANG "CUDA")'),
+    Check("MP3104", "gpu-arch", "warning", False,
+          "An NVIDIA arch (-arch=sm_XX, -gencode, CMAKE_CUDA_ARCHITECTURES) became "
+          "--offload-arch=mp_XX for the arches of --arch: sm numbers do not map 1:1 to MUSA "
+          "arches (mp_21 MTT S80/S3000, mp_22 S4000, mp_31 S5000).", "nvcc -arch=sm_80 k.cu"),
+    Check("MP3105", "nvcc-flag", "warning", False,
+          "An nvcc option was dropped (mcc has no use for it) or became mcc's nearest "
+          "option (clang's spelling): check it.", "nvcc --expt-relaxed-constexpr -lineinfo"),
+    Check("MP3106", "build-version-comparison", "warning", False,
+          "A build file compares or requests a CUDA version; after porting it is the MUSA "
+          "version, numbered differently (MUSA 3.x, 4.x).",
+          "if(CUDA_VERSION VERSION_GREATER_EQUAL 11.8)"),
+    Check("MP3107", "build-rewrite", "note", False,
+          "A build construct became its FindMUSA form (CUDA in project() or "
+          "enable_language(), a target of .cu files, CMAKE_CUDA_STANDARD): the message says "
+          "what to check.", "project(demo LANGUAGES CXX CUDA)"),
+    Check("MP3108", "build-message-text", "note", False,
+          "A message, echo or doc string in a build file mentions CUDA; prose is never "
+          "rewritten: reword it if it should speak of MUSA.", 'message(STATUS "nvcc found")'),
     # Python findings (port/python, analyze/python_findings.py).
     Check("MP4001", "unknown-torch-musa-name", "warning", False,
           "torch.cuda.X was renamed to torch.musa.X, but X is not among torch.musa's public "

@@ -88,7 +88,15 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, w
 @click.option("--suppress", multiple=True, metavar="IDS",
               help="Diagnostic IDs (or names) to drop from reports and --check, e.g. MP1002.")
 @click.option("--check", is_flag=True,
-              help="Exit 1 when residual CUDA names or headers remain (after --suppress).")
+              help="Exit 1 when residual CUDA names or headers remain, or any error-level "
+                   "finding (after --suppress).")
+@click.option("--arch", "arch", multiple=True, metavar="ARCHS",
+              help="MUSA arches that nvcc's -arch/-gencode and CMAKE_CUDA_ARCHITECTURES become "
+                   "in build files (comma-separated or repeated): mp_21 (MTT S80/S3000), mp_22 "
+                   "(S4000), mp_31 (S5000); torch_musa also knows mp_10, mp_32. Default: mp_22.")
+@click.option("--no-build-files", is_flag=True,
+              help="Copy CMake files, Makefiles and shell scripts as they are instead of "
+                   "porting them.")
 @click.option("--build", "then_build", is_flag=True,
               help="After porting, build the output with mcc (as `musa-port build OUT`).")
 @click.option("--build-args", metavar="ARGS", default="",
@@ -97,9 +105,8 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, w
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
              symbols_backend, defines, compile_commands, rename_paths, vocab_files, no_python,
-             launch, jobs, dry_run, diff,
-             report_json, report_csv, sarif, report_files, suppress, check, then_build,
-             build_args, quiet):
+             launch, jobs, dry_run, diff, report_json, report_csv, sarif, report_files, suppress,
+             check, arch, no_build_files, then_build, build_args, quiet):
     """Port the CUDA tree SRC into SRC_musa.
 
     Source files are rewritten with the default tables plus your rules (literal,
@@ -116,7 +123,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
     from ..report import counts, csv_report, json_report, summary
     from ..report import sarif as sarif_report
-    from ..tree.options import PortOptions
+    from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
 
     suppressed = parse_ids(suppress)
@@ -146,6 +153,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         jobs=jobs,
         dry_run=dry_run,
         collect_diff=diff is not None,
+        build_files=not no_build_files,
+        arch=parse_arches(arch),
     )
     # The summary goes to stderr when stdout carries the diff or a report.
     to_stdout = "-" in (diff, report_json, report_csv, sarif)
@@ -174,7 +183,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, report_files)
-    if check and counts.residual_count(result, suppressed):
+    if check and counts.check_count(result, suppressed):
         sys.exit(EXIT_CHECK)
     if then_build and not dry_run:
         import shlex

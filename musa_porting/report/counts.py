@@ -46,6 +46,15 @@ def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[s
     return dict(sorted(out.items()))
 
 
+def check_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
+    """What ``--check`` fails on (after ``--suppress``): every residual (a CUDA name or
+    header left, warnings included) and every error-level finding, such as the build-file
+    errors MP3101 and MP3102 (which are residuals too)."""
+    ids = {cid for cid, c in CHECKS.items()
+           if (c.residual or c.level == "error") and cid not in suppress}
+    return sum(1 for f in r.files for row in f.record.diagnostics if row[0] in ids)
+
+
 def rate(converted: int, residual: int) -> float | None:
     total = converted + residual
     return round(converted / total, 4) if total else None

@@ -126,7 +126,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         for f, d in found[:max_findings]:
             console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
                           f"{d.check.level}: {d.message} [{d.id} {d.check.name}]",
-                          markup=False, highlight=False, soft_wrap=True)
+                          markup=False, highlight=False, emoji=False, soft_wrap=True)
         if len(found) > max_findings:
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
                           "--report-csv)")

@@ -44,6 +44,7 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
             h.update(repr((os.path.abspath(path), st.st_size, st.st_mtime_ns)).encode())
         except OSError:
             h.update(repr((os.path.abspath(path), "missing")).encode())
+    h.update(repr(("build files", opts.build_files, list(opts.arch))).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()

@@ -2,14 +2,17 @@
 
 Every file is one of: a kind listed here (ported: its bytes go through the kind's
 port function, which also finds what is left), or anything else (copied byte for
-byte). The kinds: ``cxx`` (C, C++ and CUDA sources, chosen by extension,
-``--extensions``) and ``python`` (``.py`` files, unless ``--no-python``). A new kind
-(CMake, ...) is a case in ``KindSelector.kind_of`` (with whatever option switches
-it) and a port function with the signature of ``port_cxx`` in ``PORTERS``.
+byte). The kinds: ``cxx``, C, C++ and CUDA sources, chosen by extension
+(``--extensions``); ``python``, ``.py`` files (unless ``--no-python``); ``cmake``,
+``make`` and ``shell``, build files, chosen by name (and a script with no extension by
+its first line; ``--no-build-files`` copies them). A new kind is a case in
+``KindSelector.kind_of`` (with whatever option switches it) and a port function with
+the signature of ``port_cxx`` in ``PORTERS``.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,11 +22,13 @@ from ..analyze.findings import find_diagnostics
 from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
 from ..port import lexer
+from ..port.build_file import BUILD_KINDS
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
 from ..port.python import port_python as port_python_source
 from .active_rules import ActiveRules
+from .build_kind import build_kind_of, may_be_script, port_build_file, shell_script_calling_nvcc
 from .options import PortOptions
 from .python_run import python_setup
 
@@ -95,6 +100,8 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
 
 PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx,
                                                                "python": port_python}
+# Build files: CMake, Makefiles, shell scripts that call nvcc (tree/build_kind.py).
+PORTERS.update({k: functools.partial(port_build_file, k) for k in BUILD_KINDS})
 # Kinds whose port function uses only the user's rules from ``ctx.rules``, not the
 # tables: a run that ports nothing else does not load the tables (~0.2 s).
 TABLE_FREE = frozenset({"python"})
@@ -106,11 +113,13 @@ class KindSelector:
 
     extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
     python: bool = True  # .py files (off with --no-python, and for a reverse port)
+    build_files: bool = False  # CMake, Make and shell files are ported (not --reverse)
 
     @classmethod
     def from_options(cls, opts: PortOptions) -> KindSelector:
         return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions),
-                   python=opts.python and not opts.reverse)
+                   python=opts.python and not opts.reverse,
+                   build_files=opts.build_files and not opts.reverse)
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
@@ -119,4 +128,14 @@ class KindSelector:
             return "cxx"
         if ext == ".py" and self.python:
             return "python"
+        if self.build_files:
+            return build_kind_of(rel)
         return None
+
+    def may_sniff(self, rel: str) -> bool:
+        """Whether ``rel``'s kind depends on its content (a script with no extension)."""
+        return self.build_files and build_kind_of(rel) is None and may_be_script(rel)
+
+    def sniff(self, data: bytes) -> str | None:
+        """The kind of a file ``may_sniff`` allowed: a shell script that calls nvcc."""
+        return "shell" if shell_script_calling_nvcc(data) else None

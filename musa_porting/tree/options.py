@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..errors import PortError
 from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
 
 SKIP_KINDS = ("comments", "strings")
+# torch_musa's arches (TORCH_MUSA_ARCH_LIST 10, 21, 22, 31, 32), as mcc spells them.
+MUSA_ARCHES = ("mp_10", "mp_21", "mp_22", "mp_31", "mp_32")
 
 
 @dataclass
@@ -42,3 +45,21 @@ class PortOptions:
     compile_commands: str | None = None  # compile_commands.json for the clang back end
     rename_paths: bool = False  # vocabulary words in folder and source file names too
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
+    build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
+    arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become
+
+
+def parse_arches(values: Sequence[str]) -> tuple[str, ...]:
+    """``--arch mp_21,mp_22 --arch 31`` -> ("mp_21", "mp_22", "mp_31"); default mp_22."""
+    out: list[str] = []
+    for v in values:
+        for item in v.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            arch = item if item.startswith("mp_") else "mp_" + item
+            if arch not in MUSA_ARCHES:
+                raise PortError(f"--arch {item}: expected one of " + ", ".join(MUSA_ARCHES))
+            if arch not in out:
+                out.append(arch)
+    return tuple(out) or ("mp_22",)

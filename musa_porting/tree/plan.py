@@ -70,7 +70,8 @@ class Planner:
 
     def needs_port(self, e: Entry) -> bool:
         """A source file the rules must run over (not skipped through the manifest)."""
-        return e.kind == "file" and e.rel not in self.fast and self.kinds.kind_of(e.rel) is not None
+        return e.kind == "file" and e.rel not in self.fast and (
+            self.kinds.kind_of(e.rel) is not None or self.kinds.may_sniff(e.rel))
 
     def plan(self, e: Entry) -> Step:
         out_rel = self.out_rel_of[e.rel]
@@ -83,9 +84,13 @@ class Planner:
                         None, list(prev.warnings), e.size)
         src_path = os.path.join(self.src, e.rel)
         kind = self.kinds.kind_of(e.rel)
+        data = None
+        if kind is None and self.kinds.may_sniff(e.rel) and _starts_with(src_path, b"#!"):
+            data = read_file(src_path)  # a script: does it call nvcc?
+            kind = self.kinds.sniff(data)
         rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode)
         if kind is not None:
-            data = read_file(src_path)
+            data = read_file(src_path) if data is None else data
             if b"\0" not in data:
                 return self._plan_source(e, out_rel, src_path, data, rec, kind)
             rec.kind = "copied"  # NUL bytes: not text, copy as is
@@ -155,6 +160,16 @@ class Planner:
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec), item,
                     list(rec.warnings), e.size)
+
+
+def _starts_with(path: str, magic: bytes) -> bool:
+    """Whether a file begins with ``magic`` (an unreadable one is left to the copy, which
+    reports it)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
 
 
 def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest) -> FileRecord | None:
