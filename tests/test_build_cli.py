@@ -45,12 +45,13 @@ def test_build_files_are_chosen_by_name_and_by_first_line(tmp_path):
     assert (out / "rules.mk").read_text() == "NV := mcc\n"
     assert (out / "build.sh").read_text() == "mcc k.mu\n"
     assert (out / "scripts/compile").read_text() == "#!/usr/bin/env bash\nmcc -c k.mu\n"
-    for rel in ("scripts/notes", "scripts/tool.py", "README"):
+    for rel in ("scripts/notes", "README"):
         assert (out / rel).read_bytes() == (src / rel).read_bytes()
     lang = {r["src"]: r.get("lang") for r in
             json.loads((out / ".musa-port-manifest.json").read_text())["files"].values()}
-    assert (lang["CMakeLists.txt"], lang["Makefile"], lang["scripts/compile"]) == (
-        "cmake", "make", "shell")
+    # A Python script is ported as Python (its own kind), never as a shell script.
+    assert (lang["CMakeLists.txt"], lang["Makefile"], lang["scripts/compile"],
+            lang["scripts/tool.py"]) == ("cmake", "make", "shell", "python")
 
     run_cli(src, "-o", tmp_path / "copied", "--no-build-files", "-q", check=0)
     for rel in ("CMakeLists.txt", "Makefile", "build.sh", "scripts/compile"):
