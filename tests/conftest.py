@@ -79,3 +79,11 @@ def mmcv_tree(tmp_path) -> Path:
     dst = tmp_path / "csrc"
     shutil.copytree(MMCV_LIKE, dst, symlinks=True)
     return dst
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_env():
+    """A monkeypatch that hypothesis tests may share across examples (environment only)."""
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()

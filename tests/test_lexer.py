@@ -79,3 +79,10 @@ def test_includes_found_with_bom_crlf_and_spacing():
     assert [(i.target, i.angled, i.line) for i in incs] == [
         ("a.h", True, 1), ("b.cuh", False, 2), ("c.h", True, 3)]
     assert data[incs[1].start:incs[1].end] == b"b.cuh"
+
+
+def test_error_and_warning_lines_are_messages_but_not_inside_comments():
+    data = b'#error cudawarpfunction.cuh needs nvcc\n  #  warning "old CUDA" here\nint a; // #error no\n'
+    spans = lexer.typed_spans(data)
+    assert spans[:2] == [(7, 38, "strings"), (52, 67, "strings")]  # the messages, whole
+    assert spans[2:] == [(75, 87, "comments")]  # a #error inside a comment is the comment

@@ -106,3 +106,52 @@ mixed_key = st.text(alphabet="cuCU_d:.(", min_size=1, max_size=5)
 def test_matcher_agrees_with_the_obvious_algorithm(rules, text):
     data = text.encode()
     assert rewrite(data, Matcher(rules)).data == _reference(data, rules)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text(alphabet="cudaCUDAx_9:.", min_size=1, max_size=7),
+                       st.text(alphabet="mMxX", min_size=1, max_size=4), min_size=1, max_size=12),
+       st.text(alphabet="cudaCUDAx_9:. \n", max_size=120), st.lists(st.integers(0, 120), max_size=4))
+def test_the_compiled_matcher_finds_exactly_what_the_pure_python_one_does(monkeypatch_env, rules,
+                                                                           text, cuts):
+    """The Aho-Corasick word finder (ahocorasick_rs) and the token regex give the same
+    matches, also on segments (the engine matches between excluded spans)."""
+    data = text.encode()
+    fast = Matcher(rules)
+    monkeypatch_env.setenv("MUSA_PORT_PURE_PYTHON", "1")
+    slow = Matcher(rules)
+    monkeypatch_env.delenv("MUSA_PORT_PURE_PYTHON")
+    bounds = sorted({0, len(data), *(min(c, len(data)) for c in cuts)})
+    for s, e in zip(bounds, bounds[1:]):
+        assert list(fast.finditer(data, s, e)) == list(slow.finditer(data, s, e))
+    assert rewrite(data, fast).data == rewrite(data, slow).data
+
+
+def test_the_compiled_matcher_is_in_use():
+    """The wheel is a dependency: without it a port is slower, not different."""
+    assert Matcher({"cudaMalloc": "musaMalloc"})._word_ac is not None
+
+
+
+def _tree_bytes(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != ".musa-port-manifest.json"}
+
+
+def test_both_matchers_port_the_fixtures_byte_for_byte_alike(tmp_path, monkeypatch):
+    """The compiled (ahocorasick_rs) and the pure-Python matcher give the same trees."""
+    from conftest import FIXTURES, MMCV_IGNORES, MMCV_RULES_JSON
+
+    from musa_porting import PortOptions, port_tree
+
+    cases = [("mmcv_like", dict(ignore=MMCV_IGNORES, rule_files=[str(MMCV_RULES_JSON)])),
+             ("project_symbols/src", {}), ("cuda_app", {}), ("build_case", {}),
+             ("python_app", {})]
+    for name, extra in cases:
+        outs = []
+        for pure in ("0", "1"):
+            monkeypatch.setenv("MUSA_PORT_PURE_PYTHON", pure)
+            out = tmp_path / f"{name.replace('/', '_')}_{pure}"
+            port_tree(PortOptions(str(FIXTURES / name), str(out), jobs=1, **extra))
+            outs.append(_tree_bytes(out))
+        assert outs[0] == outs[1], name

@@ -40,50 +40,60 @@ def find_diagnostics(
     out: bytes,
     edits: Sequence[Edit],
     knowledge: Knowledge,
-    protected: Sequence[tuple[int, int]] = (),
+    lexed: lexer.Lexed | None = None,
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
-    ``protected`` are marker regions of the output (left alone on purpose).
+    ``lexed`` is the source's lexing (comments, strings, includes, markers), which the
+    port already did: a finding in the output is mapped back to its place in the
+    source, where these say whether it stands in code.
     """
+    lexed = lexed if lexed is not None else lexer.Lexed(src)
     has_residual = RESIDUAL_RE.search(out) is not None
     found_hazards = list(hazards(out))
+    # Edit positions in output coordinates, to map findings back to the source.
+    ends: list[int] = []
+    deltas: list[int] = []
+    delta = 0
+    for e in edits:
+        new_len = len(e.new.encode("utf-8", "surrogateescape"))
+        ends.append(e.start + delta + new_len)
+        delta += new_len - (e.end - e.start)
+        deltas.append(delta)
+    protected = lexed.markers  # never edited: the same in the source and the output
     all_includes = lexer.includes(out) if b"#" in out else []
     bad_includes = [
         inc for inc in all_includes
-        if not any(s <= inc.start < e for s, e in protected)
+        if not any(s <= _source_offset(inc.start, ends, deltas) < e for s, e in protected)
         and (inc.target in knowledge.cuda_headers or CUDA_HEADER_RE.search(inc.target))
         and not (knowledge.tree_include is not None and knowledge.tree_include(inc.target))
     ]
     if not has_residual and not found_hazards and not bad_includes:
         return []
 
-    # Not code: comments, strings, protected regions, and include targets (an include
-    # is judged as a whole, by MP1003).
+    # Not code, in the source: comments, strings, protected regions, and include
+    # targets (an include is judged as a whole, by MP1003).
     noncode = lexer.merge_spans(
-        lexer.comment_and_string_spans(out, frozenset({"comments", "strings"})) + list(protected)
-        + [(i.start - 1, i.end + 1) for i in all_includes])
+        [(s, e) for s, e, _ in lexed.typed] + list(protected)
+        + [(i.start - 1, i.end + 1) for i in lexed.includes])
     nc_starts = [s for s, _ in noncode]
 
     def in_noncode(off: int) -> bool:
-        i = bisect_right(nc_starts, off) - 1
-        return i >= 0 and noncode[i][0] <= off < noncode[i][1]
+        so = _source_offset(off, ends, deltas)
+        i = bisect_right(nc_starts, so) - 1
+        return i >= 0 and noncode[i][0] <= so < noncode[i][1]
 
     raw: list[tuple[int, str, str, str]] = []  # (offset, id, text, message)
     for inc in bad_includes:
         raw.append((inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'"))
     if has_residual:
         keep, known = knowledge.keep, knowledge.known
-        # Scan the code between non-code spans only: comments that say "CUDA" cost nothing.
-        code, pos = [], 0
-        for s, e in noncode:
-            if s > pos:
-                code.append((pos, s))
-            pos = max(pos, e)
-        code.append((pos, len(out)))
-        matches = [m for s, e in code for m in RESIDUAL_RE.finditer(out, s, e)]
-        for m in matches:
+        # One scan of the whole text (a scan per stretch of code between comments cost
+        # more); what starts in a comment, a string or an include is dropped.
+        for m in RESIDUAL_RE.finditer(out):
             off = m.start()
+            if in_noncode(off):
+                continue
             name = m.group().decode("ascii")
             if name in keep or name in BUILTIN_KEEP:
                 continue
@@ -97,16 +107,6 @@ def find_diagnostics(
             raw.append((off, check_id, text, HAZARD_MESSAGES[check_id].format(text)))
     if not raw:
         return []
-
-    # Edit positions in output coordinates, to map findings back to the source.
-    ends: list[int] = []
-    deltas: list[int] = []
-    delta = 0
-    for e in edits:
-        new_len = len(e.new.encode("utf-8", "surrogateescape"))
-        ends.append(e.start + delta + new_len)
-        delta += new_len - (e.end - e.start)
-        deltas.append(delta)
     out_lc = _line_cols(out, [r[0] for r in raw])
     src_off = {r[0]: _source_offset(r[0], ends, deltas) for r in raw}
     src_lc = _line_cols(src, list(src_off.values())) if ends else None

@@ -37,6 +37,7 @@ KEYWORDS = frozenset((
 _TYPE_WORDS = frozenset("auto bool char double float int long short signed unsigned void const "
                         "volatile".split())
 _AFTER_DECLARED = frozenset(("=", ";", ",", ")", "[", "{", ":"))
+_DEF_NEXT = frozenset((b"(", b"=", b";", b",", b")", b"[", b"{", b":", b"f"))
 _FUNCTION_TRAILERS = frozenset(("const", "noexcept", "override", "final", "volatile", "mutable",
                                 "throw", "&", "&&", "->", "__attribute__", "try"))
 
@@ -91,6 +92,10 @@ class WordFinder:
 
     def present(self, low: bytes) -> bool:
         return self._re is not None and self._re.search(low) is not None
+
+    def finditer(self, low: bytes):
+        """The word hits in lowered text (the identifiers around them are not checked)."""
+        return self._re.finditer(low) if self._re is not None else iter(())
 
     def identifiers(self, data: bytes, low: bytes):
         """(start, end, name) of each identifier of ``data`` that holds a word
@@ -333,22 +338,56 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     has_target, has_words = target.present(low), words.present(low)
     if not (has_target or has_words):
         return result
+    code: bytes | None = None  # with comments and strings blanked: lexed on first need
+
+    def blanked() -> bytes:
+        nonlocal code
+        if code is None:
+            code = _blank(data, lexer.comment_and_string_spans(data, frozenset({"comments", "strings"})))
+        return code
+
     # Names in comments, strings and include targets are neither defined nor taken.
-    spans = lexer.comment_and_string_spans(data, frozenset({"comments", "strings"}))
-    code = _blank(data, spans)
     if has_target:
-        result.taken = sorted({name for _, _, name in target.identifiers(code, low)})
+        result.taken = sorted({name for _, _, name in target.identifiers(blanked(), low)})
     if not has_words:
         return result
     enums: list[tuple[int, int]] | None = None
     defined: set[str] = set()
     line, pos = 1, 0
-    for s, e, name in words.identifiers(code, low):
-        if name in defined or code[e:e + 2] == b"::":
-            continue  # one definition per name and file is enough; cuda::x is a use
+    rename = words.vocabulary.rename
+    mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
+    n = len(data)
+    seen = -1
+    for m in words.finditer(low):
+        p = m.start()
+        if p < seen:
+            continue
+        s = mask.rfind(b" ", 0, p) + 1
+        e = mask.find(b" ", p)
+        if e < 0:
+            e = n
+        seen = e
+        # Most hits are uses: a definition is followed by one of ( = ; , ) [ { : or
+        # "final", or is a macro's name. A few byte checks settle most hits, before
+        # the file is lexed at all.
+        if data[e:e + 2] == b"::":
+            continue  # cuda::x is a use
+        q = e
+        while q < n and data[q] in _SPACE:
+            q += 1
+        if data[q:q + 1] not in _DEF_NEXT and not data[max(0, s - 12):s].rstrip().endswith(b"define"):
+            continue
+        if 0x30 <= data[s] <= 0x39:
+            continue
+        name = data[s:e].decode("ascii", "replace")
+        if name in defined or rename(name) is None:
+            continue  # one definition per name and file is enough
+        c = blanked()
+        if c[s:s + 1] == b" ":
+            continue  # in a comment or a string
         if enums is None:
-            enums = _enum_bodies(code) if b"enum" in code else []
-        kind = _classify(code, s, e, enums)
+            enums = _enum_bodies(c) if b"enum" in c else []
+        kind = _classify(c, s, e, enums)
         if kind is None:
             continue
         defined.add(name)

@@ -28,6 +28,7 @@ class FilePort:
     data: bytes
     edits: list[Edit]
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    lexed: lexer.Lexed | None = None  # the input's lexing, for the scans that follow
 
     def by_family(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -53,6 +54,7 @@ def port_bytes(
     skip: Set[str] = frozenset(),
     known_headers: Set[str] = frozenset(),
     messages: MessageWords | None = None,
+    lexed: lexer.Lexed | None = None,
 ) -> FilePort:
     """Port one file's bytes.
 
@@ -66,8 +68,9 @@ def port_bytes(
     a string literal only where the string is the name itself, qualified
     (``"mylib::gemm_cuda"``) or as an operator schema (``"gemm_cuda(Tensor x) -> Tensor"``).
     """
-    incs = lexer.includes(data)
-    protected = lexer.marker_spans(data)
+    lexed = lexed if lexed is not None else lexer.Lexed(data)
+    incs = lexed.includes
+    protected = lexed.markers
     fixed = []
     out_of_tree = []
     headers = matcher.headers
@@ -90,34 +93,28 @@ def port_bytes(
 
     # The whole include target, delimiters included: header keys carry them ("<cuda.h>").
     holes = lexer.merge_spans([(i.start - 1, i.end + 1) for i in incs])
-    typed: list[tuple[int, int, str]] | None = None
     excluded = list(protected)
     if skip:
-        typed = lexer.typed_spans(data)
-        spans = [(s, e) for s, e, kind in typed if kind in skip]
+        spans = [(s, e) for s, e, kind in lexed.typed if kind in skip]
         excluded.extend(lexer.subtract_spans(lexer.merge_spans(spans), holes))
     if excluded:
         excluded = lexer.merge_spans(excluded)
         # A fixed include edit must not overlap an excluded span.
         fixed = [f for f in fixed if not any(s < f[1] and f[0] < e for s, e in excluded)]
-    if messages and messages.present(data):
-        if typed is None:
-            typed = lexer.typed_spans(data)
-        eligible = [(s, e) for s, e, kind in typed if kind not in skip]
-        eligible = lexer.subtract_spans(eligible, lexer.merge_spans(excluded + holes))
-        strings = [(s, e) for s, e, kind in typed if kind == "strings"]
-        taken = [(f[0], f[1]) for f in fixed]
-        fixed += [m for m in messages.edits(data, eligible, strings)
-                  if not any(s < m[1] and m[0] < e for s, e in taken)]
+    if messages:
+        hits = messages.hits(data)
+        if hits:
+            blocked = lexer.merge_spans(excluded + holes + [(f[0], f[1]) for f in fixed])
+            fixed += messages.edits(data, hits, lexed.typed, skip, blocked)
 
     accept = None
     if PROJECT_FAMILY in matcher.families:
-        accept = _ProjectStrings(data, typed).accept
+        accept = _ProjectStrings(lexed).accept
     result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     warnings: list[tuple[int, str]] = []
     if out_of_tree and result.edits:
         warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
-    return FilePort(result.data, result.edits, warnings)
+    return FilePort(result.data, result.edits, warnings, lexed)
 
 
 _QUALIFIED = re.compile(rb"(?:[A-Za-z_][A-Za-z0-9_]*(?:::|\.))*")
@@ -128,9 +125,9 @@ class _ProjectStrings:
     literals; inside one only when the literal is the name (qualified or not, or a
     schema that starts with it)."""
 
-    def __init__(self, data: bytes, typed: list[tuple[int, int, str]] | None):
-        self.data = data
-        self._typed = typed
+    def __init__(self, lexed: lexer.Lexed):
+        self.data = lexed.data
+        self._lexed = lexed
         self._strings: list[tuple[int, int]] | None = None
         self._starts: list[int] = []
 
@@ -138,8 +135,7 @@ class _ProjectStrings:
         if getattr(rule, "family", None) != PROJECT_FAMILY:
             return True
         if self._strings is None:
-            typed = self._typed if self._typed is not None else lexer.typed_spans(self.data)
-            self._strings = [(s, e) for s, e, kind in typed if kind == "strings"]
+            self._strings = [(s, e) for s, e, kind in self._lexed.typed if kind == "strings"]
             self._starts = [s for s, _ in self._strings]
         i = bisect_right(self._starts, start) - 1
         if i < 0 or not (self._strings[i][0] <= start < self._strings[i][1]):

@@ -10,7 +10,9 @@ where a key's edge is a letter or a digit, so ``_CUH`` still hits ``FOO_CUH``.
 
 from __future__ import annotations
 
+import os
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -116,58 +118,143 @@ class Matcher:
                 self.headers[kb] = item
             else:
                 self._others[kb] = item
-        self._word_re = _word_regex(self._words) if self._words else None
-        self._other_re = (
-            re.compile(_trie_pattern(sorted(self._others)), re.DOTALL) if self._others else None
-        )
+        self._word_re = None
+        self._word_ac = _word_automaton(list(self._words)) if self._words else None
+        if self._words and self._word_ac is None:
+            self._word_re = _word_regex(self._words)
+        self._other_re = None
+        self._other_ac = _other_automaton(list(self._others)) if self._others else None
+        if self._others and self._other_ac is None:
+            self._other_re = re.compile(_trie_pattern(sorted(self._others)), re.DOTALL)
 
     def __bool__(self) -> bool:
         return bool(self.rules)
+
+    def _word_hits(self, data: bytes, start: int, end: int):
+        """(start, end, key) of every identifier token in [start, end) that is a word
+        key. A token is a maximal identifier run; the segment's end counts as its end."""
+        if self._word_ac is not None:
+            ac, keys = self._word_ac
+            view = memoryview(data)[start:end] if (start or end != len(data)) else data
+            for i, s, e in ac.find_matches_as_indexes(view):
+                s += start
+                e += start
+                if (s == 0 or data[s - 1] not in IDENT_BYTES) and (
+                        e == end or data[e] not in IDENT_BYTES):
+                    yield s, e, keys[i]
+            return
+        words = self._words
+        for m in self._word_re.finditer(data, start, end):  # type: ignore[union-attr]
+            tok = m.group()
+            if tok in words:
+                yield m.start(), m.end(), tok
+
+    def _other_hits(self, data: bytes, start: int, end: int):
+        """(start, end, key) of the other keys' matches in [start, end), leftmost first;
+        at one place the longest key whose boundaries hold (a key's edge that is a
+        letter or digit needs a non-identifier byte beside it; the segment's end counts)."""
+        if self._other_ac is None:
+            for m in self._other_re.finditer(data, start, end):  # type: ignore[union-attr]
+                yield m.start(), m.end(), m.group()
+            return
+        ac, keys, edges = self._other_ac
+        view = memoryview(data)[start:end] if (start or end != len(data)) else data
+        found = ac.find_matches_as_indexes(view, overlapping=True)
+        if not found:
+            return
+        found.sort(key=lambda h: (h[1], h[1] - h[2]))  # leftmost, then longest
+        pos = start
+        for i, s, e in found:
+            s += start
+            e += start
+            if s < pos:
+                continue
+            left, right = edges[i]
+            if left and s > 0 and data[s - 1] in IDENT_BYTES:
+                continue
+            if right and e != end and data[e] in IDENT_BYTES:
+                continue
+            yield s, e, keys[i]
+            pos = e
 
     def finditer(self, data: bytes, start: int = 0, end: int | None = None):
         """Yield (start, end, key, value, rule) for each leftmost-longest match."""
         end = len(data) if end is None else end
         words, others = self._words, self._others
-        word_re, other_re = self._word_re, self._other_re
-        if other_re is None and word_re is None:
+        if not words and not others:
             return
-        if other_re is None:
-            for m in word_re.finditer(data, start, end):  # type: ignore[union-attr]
-                hit = words.get(m.group())
-                if hit is not None:
-                    yield (m.start(), m.end(), *hit)
+        if not others:
+            for s, e, key in self._word_hits(data, start, end):
+                yield (s, e, *words[key])
             return
-        if word_re is None:
-            for m in other_re.finditer(data, start, end):
-                yield (m.start(), m.end(), *others[m.group()])
+        if not words:
+            for s, e, key in self._other_hits(data, start, end):
+                yield (s, e, *others[key])
             return
 
-        # Both: merge, leftmost first, longer on a tie. Word tokens never overlap each
-        # other and start only at identifier boundaries, so one finditer serves: tokens
-        # that an earlier match covered are skipped.
-        tokens = word_re.finditer(data, start, end)
+        # Both: merge, leftmost first, longer on a tie. Each stream is leftmost-longest
+        # and never overlaps itself; an item an earlier pick covered is skipped.
+        whits = self._word_hits(data, start, end)
+        ohits = self._other_hits(data, start, end)
 
-        def next_word(pos: int):
-            for m in tokens:
-                if m.start() >= pos and m.group() in words:
-                    return m
+        def after(hits, pos: int):
+            for h in hits:
+                if h[0] >= pos:
+                    return h
             return None
 
-        pos = start
-        mo = other_re.search(data, pos, end)
-        mw = next_word(pos)
+        mo, mw = after(ohits, start), after(whits, start)
         while mo is not None or mw is not None:
-            if mw is None or (mo is not None and (mo.start() < mw.start() or (
-                    mo.start() == mw.start() and mo.end() > mw.end()))):
-                m, hit = mo, others[mo.group()]  # type: ignore[union-attr]
+            if mw is None or (mo is not None and (mo[0] < mw[0] or (
+                    mo[0] == mw[0] and mo[1] > mw[1]))):
+                s, e, hit = mo[0], mo[1], others[mo[2]]  # type: ignore[index]
             else:
-                m, hit = mw, words[mw.group()]
-            yield (m.start(), m.end(), *hit)  # type: ignore[union-attr]
-            pos = m.end()  # type: ignore[union-attr]
-            if mo is not None and mo.start() < pos:
-                mo = other_re.search(data, pos, end)
-            if mw is not None and mw.start() < pos:
-                mw = next_word(pos)
+                s, e, hit = mw[0], mw[1], words[mw[2]]
+            yield (s, e, *hit)
+            if mo is not None and mo[0] < e:
+                mo = after(ohits, e)
+            if mw is not None and mw[0] < e:
+                mw = after(whits, e)
+
+
+def _other_automaton(keys: list[bytes]):
+    """The other keys (``_CUH``, ``__CUDACC__``, ``.is_cuda()``) in an Aho-Corasick
+    automaton that reports every occurrence, overlaps included: leftmost-longest with
+    a fall back to shorter keys when a boundary fails is then chosen in Python, as the
+    trie regex would. Each key's edges say which side needs an identifier boundary."""
+    if os.environ.get("MUSA_PORT_PURE_PYTHON") == "1":
+        return None
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    edges = [(k[0] in _ALNUM, k[-1] in _ALNUM) for k in keys]
+    return (ahocorasick_rs.BytesAhoCorasick(keys, matchkind=ahocorasick_rs.MATCHKIND_STANDARD,
+                                            implementation=_implementation(ahocorasick_rs, keys)),
+            keys, edges)
+
+
+def _word_automaton(keys: list[bytes]):
+    """An Aho-Corasick automaton of the word keys (leftmost-longest), from the
+    ``ahocorasick_rs`` wheel: it finds every key occurrence in one pass in Rust, and
+    only whole-token occurrences are kept. None when the wheel is missing or
+    ``MUSA_PORT_PURE_PYTHON=1``: the token regex below gives the same matches."""
+    if os.environ.get("MUSA_PORT_PURE_PYTHON") == "1":
+        return None
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    return (ahocorasick_rs.BytesAhoCorasick(keys, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST,
+                                            implementation=_implementation(ahocorasick_rs, keys)),
+            keys)
+
+
+def _implementation(ahocorasick_rs, keys: list[bytes]):
+    """A DFA searches about twice as fast, and takes twice as long to build: worth it
+    for a few thousand keys, not for the 30,000 of the tables."""
+    impl = ahocorasick_rs.Implementation
+    return impl.DFA if len(keys) <= 5000 else impl.ContiguousNFA
 
 
 _PREFIX = 4  # bytes of each key the token regex checks before the dict lookup
@@ -246,14 +333,25 @@ def rewrite(
     span out of rule matching. The two must not overlap each other. ``accept``
     (start, end, rule) may veto a match, which then leaves its text as it is.
     """
-    blocked = list(excluded) + [(s, e) for s, e, _, _ in fixed]
     found: list[tuple[int, int, str, bytes, object]] = []
     if matcher:
-        if blocked:
-            for s, e in _complement(blocked, len(data)):
+        if excluded:
+            for s, e in _complement(excluded, len(data)):
                 found.extend(matcher.finditer(data, s, e))
         else:
             found.extend(matcher.finditer(data))
+    if fixed and found:
+        # A fixed edit's span is out of rule matching: a match that overlaps one is
+        # dropped (matching between them would cost a pass per span).
+        spans = sorted((s, e) for s, e, _, _ in fixed)
+        starts = [s for s, _ in spans]
+        kept = []
+        for f in found:
+            i = bisect_right(starts, f[1] - 1) - 1  # the last fixed span starting before f ends
+            if i >= 0 and spans[i][1] > f[0]:
+                continue
+            kept.append(f)
+        found = kept
     if accept is not None:
         found = [f for f in found if accept(f[0], f[1], f[4])]
     for s, e, new, rule in fixed:

@@ -63,25 +63,25 @@ def comment_and_string_spans(data: bytes, kinds: frozenset[str]) -> list[tuple[i
 def typed_spans(data: bytes) -> list[tuple[int, int, str]]:
     """Every comment and string literal as (start, end, 'comments' or 'strings'). The
     text of an ``#error`` or ``#warning`` line is a message too: it counts as a string."""
-    spans = []
-    for m in _TOKEN_RE.finditer(data):
-        kind = m.lastgroup
-        if kind in ("line_comment", "block_comment"):
-            spans.append((*m.span(), "comments"))
-        else:  # string, raw_string (or its delim group), char
-            spans.append((*m.span(), "strings"))
-    if b"#" in data and (b"error" in data or b"warning" in data):
+    kinds = _KIND_OF_GROUP
+    spans = [(m.start(), m.end(), kinds[m.lastgroup]) for m in _TOKEN_RE.finditer(data)]
+    if b"#" in data and _DIRECTIVE_MESSAGE.search(data) is not None:
         spans = _with_directive_messages(data, spans)
     return spans
 
 
-_DIRECTIVE_MESSAGE = re.compile(rb"^[ \t]*#[ \t]*(?:error|warning)\b[ \t]*([^\r\n]*)", re.MULTILINE)
+_KIND_OF_GROUP = {"line_comment": "comments", "block_comment": "comments", "raw_string": "strings",
+                  "delim": "strings", "string": "strings", "char": "strings"}
+# '#' first, so the scan jumps from '#' to '#'; the line start is checked in Python.
+_DIRECTIVE_MESSAGE = re.compile(rb"#[ \t]*(?:error|warning)\b[ \t]*([^\r\n]*)")
+_LINE_START = re.compile(rb"[ \t]*")
 
 
 def _with_directive_messages(data: bytes, spans: list[tuple[int, int, str]]
                              ) -> list[tuple[int, int, str]]:
     messages = [(m.start(1), m.end(1), "strings") for m in _DIRECTIVE_MESSAGE.finditer(data)
-                if m.end(1) > m.start(1)]
+                if m.end(1) > m.start(1)
+                and _LINE_START.fullmatch(data, data.rfind(b"\n", 0, m.start()) + 1, m.start())]
     if not messages:
         return spans
     starts = [s for s, _, _ in messages]
@@ -182,3 +182,36 @@ def subtract_spans(
         if cur < e:
             out.append((cur, e))
     return out
+
+
+class Lexed:
+    """One file's lexing, computed on first use and kept: the includes, the marker
+    regions and the comment and string spans, shared by every step that ports or
+    scans the file (each is a full pass over the bytes)."""
+
+    __slots__ = ("data", "_includes", "_markers", "_typed")
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._includes: list[Include] | None = None
+        self._markers: list[tuple[int, int]] | None = None
+        self._typed: list[tuple[int, int, str]] | None = None
+
+    @property
+    def includes(self) -> list[Include]:
+        if self._includes is None:
+            self._includes = includes(self.data)
+        return self._includes
+
+    @property
+    def markers(self) -> list[tuple[int, int]]:
+        if self._markers is None:
+            self._markers = marker_spans(self.data)
+        return self._markers
+
+    @property
+    def typed(self) -> list[tuple[int, int, str]]:
+        if self._typed is None:
+            self._typed = typed_spans(self.data)
+        return self._typed
+

@@ -12,10 +12,12 @@ comment or string a token with ``/``, ``\\``, ``://`` or a file extension
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Sequence, Set
 
 from ..rules.model import Rule
 from ..rules.vocabulary import Vocabulary
+from .engine import Matcher
 
 MESSAGES_FAMILY = "messages"
 _FILE_EXTENSION = re.compile(
@@ -35,45 +37,60 @@ class MessageWords:
 
     def __init__(self, vocabulary: Vocabulary):
         forms = vocabulary.forms()
-        self.rules = {k: Rule(k, v, MESSAGES_FAMILY, "supported", "vocabulary")
+        self.rules = {k.encode(): Rule(k, v, MESSAGES_FAMILY, "supported", "vocabulary")
                       for k, v in forms.items()}
-        alts = b"|".join(re.escape(k.encode()) for k in sorted(forms, key=len, reverse=True))
-        self._re = re.compile(rb"(?<![A-Za-z0-9_])(?:" + alts + rb")(?![A-Za-z0-9_])") if forms else None
+        # Every spelling is a whole word (letters and digits at both edges), so the
+        # engine's word finder gives exactly the standalone occurrences.
+        self._finder = Matcher({k: v for k, v in forms.items()}) if forms else None
 
     def __bool__(self) -> bool:
-        return self._re is not None
+        return self._finder is not None
 
-    def present(self, data: bytes) -> bool:
-        return self._re is not None and self._re.search(data) is not None
-
-    def edits(self, data: bytes, spans: Sequence[tuple[int, int]], strings: Sequence[tuple[int, int]]
-              ) -> list[tuple[int, int, bytes, Rule]]:
-        """Edits (start, end, new bytes, rule) for the words in ``spans`` (comments and
-        strings that may change). ``strings`` are the string literals among them: one
-        that names a file is left whole. In comments only ``CUDA`` and ``Cuda`` spellings
-        change: prose writes the word so, while a lower-case ``cuda`` in a comment is
-        usually code (``// namespace cuda``); in strings every spelling does (``"cuda:0"``)."""
-        if self._re is None:
+    def hits(self, data: bytes) -> list[tuple[int, int, bytes]]:
+        """(start, end, word) of each standalone word, in code or not."""
+        if self._finder is None:
             return []
-        string_starts = {s for s, _ in strings}
+        return [(s, e, k.encode()) for s, e, k, _v, _r in self._finder.finditer(data)]
+
+    def edits(self, data: bytes, hits: Sequence[tuple[int, int, bytes]],
+              typed: Sequence[tuple[int, int, str]], skip: Set[str],
+              blocked: Sequence[tuple[int, int]]) -> list[tuple[int, int, bytes, Rule]]:
+        """Edits (start, end, new bytes, rule) for the ``hits`` that stand in a comment or
+        a string (``typed``, sorted) of a kind not skipped and outside ``blocked``. A
+        string that names a file is left whole. In comments only the ``CUDA`` and
+        ``Cuda`` spellings change: prose writes the word so, while a lower-case
+        ``cuda`` in a comment is usually code (``// namespace cuda``); in strings every
+        spelling does (``"cuda:0"``)."""
+        starts = [s for s, _, _ in typed]
+        bstarts = [s for s, _ in blocked]
+        file_like: dict[int, bool] = {}
         out = []
-        for s, e in spans:
-            in_string = s in string_starts
-            if in_string and _looks_like_file(data[s:e]):
+        for hs, he, word in hits:
+            i = bisect_right(starts, hs) - 1
+            if i < 0 or hs >= typed[i][1]:
+                continue  # code: the rules and project symbols decide it
+            s, e, kind = typed[i]
+            if kind in skip:
                 continue
-            for m in self._re.finditer(data, s, e):
-                if not in_string and m.group().islower():
+            b = bisect_right(bstarts, hs) - 1
+            if b >= 0 and hs < blocked[b][1]:
+                continue
+            if kind == "comments":
+                if word.islower():
                     continue
-                ts = max(data.rfind(b" ", s, m.start()), data.rfind(b"\t", s, m.start()),
-                         data.rfind(b"\n", s, m.start())) + 1
-                te = len(data)
-                for sep in (b" ", b"\t", b"\n"):
-                    i = data.find(sep, m.end(), e)
-                    if 0 <= i < te:
-                        te = i
-                te = min(te, e)
-                if _looks_like_file(data[max(ts, s):te]):
+            else:
+                if s not in file_like:
+                    file_like[s] = _looks_like_file(data[s:e])
+                if file_like[s]:
                     continue
-                rule = self.rules[m.group().decode("ascii")]
-                out.append((m.start(), m.end(), rule.value.encode(), rule))  # type: ignore[union-attr]
+            ts = max(data.rfind(b" ", s, hs), data.rfind(b"\t", s, hs), data.rfind(b"\n", s, hs)) + 1
+            te = e
+            for sep in (b" ", b"\t", b"\n"):
+                j = data.find(sep, he, e)
+                if 0 <= j < te:
+                    te = j
+            if _looks_like_file(data[max(ts, s):te]):
+                continue
+            rule = self.rules[word]
+            out.append((hs, he, rule.value.encode(), rule))  # type: ignore[union-attr]
         return out

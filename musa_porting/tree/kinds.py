@@ -21,7 +21,6 @@ from ..analyze.checks import Diagnostic
 from ..analyze.findings import find_diagnostics
 from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
-from ..port import lexer
 from ..port.build_file import BUILD_KINDS
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
@@ -81,8 +80,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         k = rules.knowledge
         knowledge = Knowledge(k.known, k.keep, k.cuda_headers,
                               lambda t: resolver.resolve(rel, t) is not None)
-        found = find_diagnostics(data, ported.data, ported.edits, knowledge,
-                                 lexer.marker_spans(ported.data))
+        found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed)
     found += project_findings(rel, rules.project, ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),

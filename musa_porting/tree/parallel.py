@@ -79,19 +79,28 @@ def _map_chunk(items: list) -> list:
     return [_MAPPED(x) for x in items]  # type: ignore[misc]
 
 
-def map_forked(func: Callable, items: list, jobs: int | None) -> list:
-    """``[func(x) for x in items]`` in forked workers, in order. ``func`` may be a
-    closure over unpicklable state (it is inherited, not sent); only results travel."""
+def map_forked(func: Callable, items: list, jobs: int | None) -> Callable[[], list]:
+    """Start ``[func(x) for x in items]`` in forked workers; the returned function waits
+    for the results, in order. ``func`` may be a closure over unpicklable state (it is
+    inherited, not sent); only results travel. The caller works on in the meantime."""
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     if jobs <= 1 or len(items) < MIN_PARALLEL_FILES or not _fork_available():
-        return [func(x) for x in items]
+        results = [func(x) for x in items]
+        return lambda: results
     import multiprocessing
 
     global _MAPPED
     _MAPPED = func
     chunks = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
-    try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
-            return [r for part in pool.map(_map_chunk, chunks) for r in part]
-    finally:
-        _MAPPED = None
+    pool = multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)))
+    _MAPPED = None  # the workers have it; the parent does not need it
+    pending = pool.map_async(_map_chunk, chunks)
+
+    def wait() -> list:
+        try:
+            return [r for part in pending.get() for r in part]
+        finally:
+            pool.terminate()
+            pool.join()
+
+    return wait

@@ -154,6 +154,8 @@ class Porter:
         loaded, the plan, and the files still skipped: when the renames differ from the
         last run's, every file is ported again."""
         sources = [e for e in files if e.kind == "file" and self.kinds.kind_of(e.rel) == "cxx"]
+        if not sources:
+            return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
         old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
         known = [fast[e.rel].symbols for e in sources if e.rel in fast]
         if old_plan is not None and len(known) == len(sources) and all(x is not None for x in known):
@@ -162,13 +164,16 @@ class Porter:
                                    if fast[e.rel].symbols.get("note")}
             return None, old_plan, fast
         symbols = SymbolPass(self.opts, self.src, self.vocabulary())
-        index = symbols.index(sources, fast)
+        wait = symbols.index(sources, fast)
+        # The tables load while the workers index (a tree of sources nearly always
+        # defines a name to rename, and its sources need the tables anyway).
+        ruleset = load_ruleset(self.opts)
+        index = wait()
         result.symbols_indexed = len(symbols.reindexed)
         result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
         if not any(fs.defs for fs in index.values()):
-            ruleset, plan = None, ProjectPlan()  # nothing to rename: no table needed
+            plan = ProjectPlan()  # nothing to rename
         else:
-            ruleset = load_ruleset(self.opts)
             plan = symbols.plan(index, ruleset)
         for rel in symbols.reindexed:
             rec = planner.fast.get(rel)

@@ -10,6 +10,7 @@ none changed, the last run's plan is reused without loading the rule tables.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from ..analyze.symbols import FileSymbols, WordFinder, scan_lexer
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
@@ -54,9 +55,11 @@ class SymbolPass:
             self.clang = ClangIndexer(src, opts.include_dirs, opts.defines, opts.compile_commands)
         self.reindexed: list[str] = []  # files read this run (the rest came from the manifest)
 
-    def index(self, sources: list[Entry], fast: dict[str, FileRecord]) -> dict[str, FileSymbols]:
-        """Each source's index entry: from the manifest when the file is unchanged,
-        else read and scanned (in ``--jobs`` workers with the lexer back end)."""
+    def index(self, sources: list[Entry], fast: dict[str, FileRecord]
+              ) -> Callable[[], dict[str, FileSymbols]]:
+        """Start indexing: each source's entry comes from the manifest when the file is
+        unchanged, else it is read and scanned (in ``--jobs`` workers with the lexer
+        back end). The returned function waits for the index."""
         out: dict[str, FileSymbols] = {}
         todo = []
         for e in sources:
@@ -70,13 +73,18 @@ class SymbolPass:
 
             tu_sources = [e.rel for e in sources if os.path.splitext(e.rel)[1] in SOURCE_EXTS]
             scanned = [self._clang_one(rel, tu_sources) for rel in todo]
+            wait: Callable[[], list] = lambda: scanned  # noqa: E731
         else:
-            scanned = map_forked(self._lexer_one, todo, self.opts.jobs)
-        for rel, fs in zip(todo, scanned):
-            if fs is not None:
-                out[rel] = fs
-                self.reindexed.append(rel)
-        return out
+            wait = map_forked(self._lexer_one, todo, self.opts.jobs)
+
+        def finish() -> dict[str, FileSymbols]:
+            for rel, fs in zip(todo, wait()):
+                if fs is not None:
+                    out[rel] = fs
+                    self.reindexed.append(rel)
+            return out
+
+        return finish
 
     def _read(self, rel: str) -> bytes | None:
         data = read_file(os.path.join(self.src, rel))
