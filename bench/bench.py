@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark musa-port against cp -r and PyTorch's hipify on ~20 MB of real CUDA code.
 
-    python bench/bench.py [--runs 5] [--json bench/results.json] [--jobs N]
+    python bench/bench.py [--runs 5] [--json bench/results.json] [--jobs N] [--scale] [--sizes]
 
 The corpus is mmcv 2.2.0's ops/csrc (the sdist, from PyPI) plus the CCCL headers
 (thrust, cub, libcu++) from /usr/local/cuda/include/cccl or the nvidia-cuda-cccl wheel,
@@ -178,6 +178,9 @@ def bench(runs: int, jobs: int | None) -> dict:
         cp_runs.append(timed(["cp", "-r", str(corpus), str(dst)])[0])
 
     help_runs = [timed([sys.executable, "-m", "musa_porting", "--help"])[0] for _ in range(runs)]
+    version_runs = [timed([sys.executable, "-m", "musa_porting", "--version"])[0] for _ in range(runs)]
+    pass_runs = [timed([sys.executable, "-c", "pass"])[0] for _ in range(runs)]
+    build_noop = build_overhead(out, runs)
 
     hip = None
     try:
@@ -216,6 +219,9 @@ def bench(runs: int, jobs: int | None) -> dict:
         "cp_s": median(cp_runs),
         "cp_mb_s": mb / median(cp_runs),
         "help_s": median(help_runs),
+        "version_s": median(version_runs),
+        "python_pass_s": median(pass_runs),
+        "build_noop_s": build_noop,
         "hipify_s": hip,
         "hipify_mb_s": (mb / hip) if hip else None,
     }
@@ -223,6 +229,85 @@ def bench(runs: int, jobs: int | None) -> dict:
     res["vs_hipify"] = (res["cold_mb_s"] / res["hipify_mb_s"]) if hip else None
     res["rerun_vs_cold"] = res["rerun_s"] / res["cold_s"]
     res["touch_vs_cold"] = res["touch1pct_s"] / res["cold_s"]
+    return res
+
+
+def build_overhead(out: Path, runs: int) -> float:
+    """``musa-port build`` on the ported mmcv tree once (the fake mcc of the fixtures
+    compiles nothing real), then the median of no-op re-builds: writing build.ninja
+    and asking ninja, which finds nothing to do."""
+    mcc = ROOT / "fixtures" / "fake-mcc" / "mcc"
+    cmd = [sys.executable, "-m", "musa_porting", "build", str(out / "mmcv_csrc"), "--mcc", str(mcc),
+           "--cxx", str(mcc), "-q", "--keep-going"]
+    subprocess.run(cmd, capture_output=True)  # the first build (some files fail on the fake)
+    return median([timed_any(cmd) for _ in range(runs)])
+
+
+def timed_any(cmd: list[str]) -> float:
+    """Wall seconds of a command, whatever its exit code (a build with failures is 1)."""
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def scale(runs: int, jobs: int | None) -> dict:
+    """MB/s of a cold port at 1x, 4x and 16x the corpus (copies of it side by side):
+    the cost must grow linearly."""
+    corpus = build_corpus()
+    out: dict = {}
+    for n in (1, 4, 16):
+        tree = cache_root() / f"scale{n}"
+        if not (tree / ".complete").exists():
+            shutil.rmtree(tree, ignore_errors=True)
+            tree.mkdir(parents=True)
+            for i in range(n):
+                shutil.copytree(corpus, tree / f"copy{i}", symlinks=True)
+            (tree / ".complete").write_text("ok\n")
+        _, size = tree_stats(tree)
+        dst = cache_root() / "work" / f"scale{n}_musa"
+        cmd = [sys.executable, "-m", "musa_porting", str(tree), "-o", str(dst), "-q"]
+        if jobs:
+            cmd += ["--jobs", str(jobs)]
+        walls = []
+        for _ in range(runs if n < 16 else max(1, runs // 2)):
+            shutil.rmtree(dst, ignore_errors=True)
+            walls.append(timed(cmd)[0])
+        out[n] = {"mb": round(size / 1e6, 1), "s": median(walls), "mb_s": size / 1e6 / median(walls)}
+    out["ratio_16_to_1"] = out[16]["mb_s"] / out[1]["mb_s"]
+    return out
+
+
+def sizes(jobs: int | None) -> dict:
+    """The shapes that break tools: 100,000 small files, one 50 MB .cu file, a 1 MB line
+    (time and peak RSS of a cold port of each)."""
+    base = cache_root() / "sizes"
+    made = base / ".complete"
+    if not made.exists():
+        shutil.rmtree(base, ignore_errors=True)
+        many = base / "many"
+        for i in range(100_000):
+            d = many / f"d{i // 1000:03d}"
+            if i % 1000 == 0:
+                d.mkdir(parents=True)
+            (d / f"k{i}.cu").write_bytes(b"#include <cuda_runtime.h>\n__global__ void k() {}\n"
+                                         b"void f() { cudaMalloc(0, 0); }\n")
+        big = base / "big"
+        big.mkdir()
+        unit = (ROOT / "fixtures" / "cuda_app" / "src" / "saxpy.cu").read_bytes()
+        (big / "big.cu").write_bytes(unit * (50_000_000 // len(unit) + 1))
+        line = base / "line"
+        line.mkdir()
+        (line / "line.cu").write_bytes(b"int x = 0" + b" + cudaSuccess" * 75_000 + b";\n")
+        made.write_text("ok\n")
+    res = {}
+    for name in ("many", "big", "line"):
+        dst = cache_root() / "work" / f"sizes_{name}_musa"
+        shutil.rmtree(dst, ignore_errors=True)
+        cmd = [sys.executable, "-m", "musa_porting", str(base / name), "-o", str(dst), "-q"]
+        if jobs:
+            cmd += ["--jobs", str(jobs)]
+        wall, rss = timed(cmd)
+        res[name] = {"s": round(wall, 2), "peak_rss_mb": rss}
     return res
 
 
@@ -247,6 +332,10 @@ def table(r: dict) -> str:
          f"{f(r['hipify_s'])} s, {f(r['hipify_mb_s'], '.1f')} MB/s; musa-port is "
          f"{f(r['vs_hipify'], '.1f')}x hipify"),
         ("musa-port --help", f"{f(r['help_s'])} s"),
+        ("musa-port --version", f"{f(r['version_s'])} s; python -c pass {f(r['python_pass_s'])} s "
+                                f"(+{f(1000 * (r['version_s'] - r['python_pass_s']), '.0f')} ms)"),
+        ("build: ninja file + no-op re-build", f"{f(r['build_noop_s'])} s (mmcv's ported tree, "
+                                               "fake mcc)"),
     ]
     w = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
@@ -257,9 +346,23 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=None, help="musa-port --jobs (default: its own)")
     ap.add_argument("--json", default=str(ROOT / "bench" / "results.json"))
+    ap.add_argument("--scale", action="store_true",
+                    help="also time cold ports of 1x, 4x and 16x the corpus (MB/s must hold)")
+    ap.add_argument("--sizes", action="store_true",
+                    help="also time 100,000 small files, a 50 MB .cu file and a 1 MB line")
     args = ap.parse_args()
     res = bench(args.runs, args.jobs)
     print(table(res))
+    if args.scale:
+        res["scale"] = sc = scale(args.runs, args.jobs)
+        print("\nscale   " + "   ".join(f"{n}x: {sc[n]['mb']} MB in {sc[n]['s']:.2f} s, "
+                                       f"{sc[n]['mb_s']:.1f} MB/s" for n in (1, 4, 16)))
+        print(f"        16x MB/s is {100 * sc['ratio_16_to_1']:.0f}% of 1x")
+    if args.sizes:
+        res["sizes"] = sz = sizes(args.jobs)
+        for name, what in (("many", "100,000 small files"), ("big", "one 50 MB .cu file"),
+                           ("line", "a 1 MB line")):
+            print(f"{what:<22} {sz[name]['s']:.2f} s, peak RSS {sz[name]['peak_rss_mb']} MB")
     Path(args.json).write_text(json.dumps(res, indent=1) + "\n")
     print(f"\nwrote {args.json}")
     return 0
