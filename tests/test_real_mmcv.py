@@ -110,3 +110,21 @@ def test_real_mmcv_report_counts_match_tree(mmcv_csrc, tmp_path):
     assert r.ported + r.copied + r.symlinks == len(on_disk)
     assert r.replacements > 1000
     assert set(r.ignored) == set(IGNORES)
+
+
+def test_real_mmcv_is_the_same_with_the_pure_python_matcher(mmcv_csrc, tmp_path):
+    """The compiled matcher (ahocorasick_rs) and the pure-Python fallback port the real
+    tree to the same bytes, rules, project symbols and messages included."""
+    import os
+    import subprocess
+    import sys
+
+    trees = []
+    for pure in ("0", "1"):
+        out = tmp_path / f"out{pure}"
+        subprocess.run([sys.executable, "-m", "musa_porting", str(mmcv_csrc), "-o", str(out), "-q",
+                        "--ignore", ",".join(IGNORES), "--rule", str(MMCV_RULES_JSON)],
+                       check=True, capture_output=True, env=dict(os.environ, MUSA_PORT_PURE_PYTHON=pure))
+        trees.append({p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+                      if p.is_file() and p.name != ".musa-port-manifest.json"})
+    assert trees[0] == trees[1]
