@@ -50,12 +50,11 @@ def test_output_option(tree, tmp_path):
     assert (tmp_path / "elsewhere" / "a.mu").is_file() and r.output == str(tmp_path / "elsewhere")
 
 
-@pytest.mark.parametrize("case", ["missing", "file", "out_in_src", "src_in_out", "same"])
+@pytest.mark.parametrize("case", ["missing", "out_in_src", "src_in_out", "same"])
 def test_bad_paths_one_line_error_exit_2_nothing_written(tree, tmp_path, case):
     before = snapshot(tmp_path)
     args = {
         "missing": [tmp_path / "nope"],
-        "file": [tree / "a.cu"],
         "out_in_src": [tree, "--output", tree / "out"],
         "src_in_out": [tree, "--output", tmp_path],
         "same": [tree, "--output", tree],
@@ -128,10 +127,10 @@ def test_ignore_anchored_path(tree):
 
 
 def test_rename_collision_is_an_error(tree):
-    (tree / "a.mu").write_text("already musa")
-    with pytest.raises(PortError, match=r"both a\.cu and a\.mu would be written to a\.mu|"
-                                         r"both a\.mu and a\.cu"):
-        port(tree)
+    # .cu and .cuh both renamed to .mu (a caller's extension map): two inputs, one output.
+    (tree / "a.cuh").write_text("// header\n")
+    with pytest.raises(PortError, match=r"both a\.cu and a\.cuh would be written to a\.mu"):
+        port(tree, renames={".cu": ".mu", ".cuh": ".mu"})
     assert not (tree.parent / "csrc_musa").exists()
 
 
