@@ -121,8 +121,8 @@ def _rule_dict(value) -> dict[str, str]:
 
 
 def _default_musa_dir(cuda_dir: str) -> str:
-    """``./csrc`` and ``./csrc/`` give ``./csrc_musa`` (torch_musa wrote ``./csrc/_musa``
-    for the second)."""
+    """``./csrc`` and ``./csrc/`` give ``./csrc_musa`` (torch_musa wrote ``./_musa`` for a
+    path with a trailing slash)."""
     path = cuda_dir.rstrip("/" + os.sep) or os.sep
     if os.path.basename(path) in ("", ".", ".."):
         path = os.path.abspath(path)
@@ -238,7 +238,7 @@ class SimplePorting:
         if self._file_porter is None:
             self._file_porter = FilePorter(self._options(), self.cuda_dir_path, recursive=True)
         ported = self._file_porter.port(cuda_filepath)
-        for w in ported.warnings:
+        for w in [] if self.quiet else ported.warnings:
             LOGGER.warning(w)
         try:
             with open(musa_filepath, "rb") as fh:
