@@ -16,17 +16,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, snapshot
+from conftest import ROOT, make_tree, snapshot
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
-def make_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
 
 
 @pytest.fixture

@@ -7,18 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, snapshot
+from conftest import make_tree, run_cli, snapshot
 
 from musa_porting import PortError, PortOptions, port_tree
 from musa_porting.tree.manifest import MANIFEST_NAME
-
-
-def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:
-    for rel, content in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(content.encode() if isinstance(content, str) else content)
-    return root
 
 
 @pytest.fixture
