@@ -289,7 +289,7 @@ class SimplePorting:
             ignore=list(ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [cwd]).values()),
             inline_rules=rules,
             default_rules=not self.drop_default_mapping and tables,
-            mapping_dir=mapping_dir if tables or mapping_dir is None else None,
+            mapping_dir=mapping_dir if tables else None,
             disable_families=self.disable_families,
             enable_families=self.enable_families,
             rename_paths=self.rename_paths,

@@ -92,6 +92,9 @@ def test_single_file_to_stdout_and_to_o_file(csrc, tmp_path):
     assert target.stat().st_mtime_ns == 1  # unchanged: not rewritten
     assert snapshot(csrc) == before
     assert "never writes its input" in cli(csrc / "a.cu", "-o", csrc / "a.cu", check=2).stderr
+    (tmp_path / "out").mkdir()
+    cli(csrc / "a.cu", "-o", tmp_path / "out", check=0)  # a folder: the ported name in it
+    assert (tmp_path / "out/a.mu").read_text() == target.read_text()
     assert "--sarif needs a folder" in cli(csrc / "a.cu", "--sarif", tmp_path / "s", check=2).stderr
 
 

@@ -1,5 +1,6 @@
-"""``musa-port x.cu``: one file's port to stdout, or to ``-o FILE``, as hipify-perl
-and hipify-clang do; the findings go to stderr, so stdout is the code alone."""
+"""``musa-port x.cu``: one file's port to stdout, or to ``-o FILE`` (``-o DIR``: under its
+ported name there), as hipify-perl and hipify-clang do; the findings go to stderr, so
+stdout is the code alone."""
 
 from __future__ import annotations
 
@@ -29,10 +30,11 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
     from ..tree.single_file import FilePorter
 
     path = opts.src
-    if output is not None and output != "-" and os.path.exists(output) \
-            and os.path.samefile(output, path):
-        raise PortError("-o names the input file; musa-port never writes its input", path)
     ported = FilePorter(opts).port(path)
+    if output not in (None, "-") and os.path.isdir(output):
+        output = os.path.join(output, ported.out_name)  # -o DIR: the file's ported name in it
+    if output not in (None, "-") and os.path.exists(output) and os.path.samefile(output, path):
+        raise PortError("-o names the input file; musa-port never writes its input", path)
     for w in ported.warnings:
         click.echo(w, err=True)
     shown = [d for d in ported.diagnostics if d.id not in suppressed]
