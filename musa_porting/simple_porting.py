@@ -1,12 +1,21 @@
-"""A drop-in for torch_musa's ``SimplePorting``, so existing ``setup.py`` files keep
-working with this engine (and without torch_musa's bugs: user rules win over the
-defaults, binaries are copied, ignored folders are ignored at every depth, the
-output is updated in place instead of deleted and rewritten on every build).
+"""A drop-in for torch_musa's ``torch_musa.utils.simple_porting``, so existing
+``setup.py`` files and the tools that patch that module keep working with this
+engine, with only the import changed (and without torch_musa's bugs: user rules win
+over the defaults, binaries are copied, ignored folders are ignored at every depth,
+the output is updated in place instead of deleted and rewritten on every build).
 
     from musa_porting import SimplePorting
     SimplePorting(cuda_dir_path="./mmcv/ops/csrc",
                   ignore_dir_paths=["./mmcv/ops/csrc/common/mlu"],
                   mapping_rule={"MMCV_WITH_CUDA": "MMCV_WITH_MUSA"}).run()
+
+The module has the original's names, because real callers use them:
+torchada does ``import torch_musa.utils.simple_porting as musa_sp`` and sets
+``musa_sp.LOGGER``'s level, replaces ``musa_sp.EXT_REPLACED_MAPPING`` and
+``musa_sp._MAPPING_RULE``, wraps ``SimplePorting.load_replaced_mapping`` and replaces
+``SimplePorting.modify_file``, and sets ``musa_dir_path`` on an instance. Each is
+wired to the engine: what a caller changes changes the port. Methods a caller did not
+replace are not called one by one; ``run()`` ports the tree in one engine run.
 
 Also a command: ``python -m musa_porting.simple_porting --cuda-dir-path DIR ...``.
 """
@@ -15,41 +24,125 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
 from .errors import PortError
+from .shadow import shadow_warning
+from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
-from .tree.porter import port_tree
-from .tree.result import PortResult
+from .tree.result import FileOutcome, PortResult
 
 
-def _ignore_pattern(cuda_dir: str, path: str) -> str:
-    """torch_musa takes ignore paths (relative to cwd, or absolute); we take patterns.
+class _ConsoleHandler(logging.Handler):
+    """Information to stdout, warnings to stderr, as the streams are at each message
+    (a redirection or a test's capture set later is honoured)."""
 
-    A path that names something inside the tree becomes a root-anchored pattern, so
-    ``./csrc/common/mlu`` ignores exactly that folder; a bare name or anything else
-    is used as a gitignore-style pattern (``mlu`` ignores every ``mlu``).
-    """
-    if "/" not in path.strip("/") and os.sep not in path.strip(os.sep):
-        return path  # a bare name: every folder or file of that name, at any depth
-    root = os.path.realpath(cuda_dir)
-    for cand in (os.path.abspath(path), os.path.join(root, path)):
-        real = os.path.realpath(cand)
-        if os.path.lexists(cand) and real != root and real.startswith(root + os.sep):
-            return "/" + os.path.relpath(real, root).replace(os.sep, "/")
-    return path
+    def emit(self, record: logging.LogRecord) -> None:
+        stream = sys.stderr if record.levelno >= logging.WARNING else sys.stdout
+        stream.write(self.format(record) + "\n")
+        stream.flush()
+
+
+# What run() prints goes through LOGGER: ``LOGGER.setLevel(logging.ERROR)`` silences it.
+LOGGER = logging.getLogger("musa_porting.simple_porting")
+if not LOGGER.handlers:
+    LOGGER.addHandler(_ConsoleHandler())
+    LOGGER.setLevel(logging.INFO)
+    LOGGER.propagate = False
+
+# File extensions (without dots) that change in the output: a caller may replace or
+# edit this (torchada maps "cu" to "cu" to keep the names), and the port follows.
+EXT_REPLACED_MAPPING: dict[str, str] = {"cu": "mu", "cuh": "muh"}
+
+# Extra rules a caller may set at module level (torchada does); they sit above the
+# default tables and below ``mapping_rule``.
+_MAPPING_RULE: dict[str, str] = {}
+
+DICT_IN_IGNORE = (
+    "ignore_dir_paths got a dict {shown}: the second positional argument of SimplePorting "
+    "is ignore_dir_paths; pass your rules as mapping_rule={{...}}")
+
+
+def read_json(file_path: str) -> dict:
+    """A JSON file's object (torch_musa's helper). When a caller replaces it, the JSON
+    files of ``mapping_dir_path`` are read through the replacement."""
+    with open(file_path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+_read_json = read_json  # ours, to tell whether a caller replaced it
+
+
+def _from_json(value: str, name: str):
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise PortError(f"{name} is not valid JSON: {exc.msg} at column {exc.colno}") from None
+
+
+def _ignore_list(value) -> list[str]:
+    """torch_musa's accepted types: a list of paths, or a JSON string of one."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        if value.strip()[:1] in ("[", "{"):
+            value = _from_json(value, "ignore_dir_paths")
+        else:
+            return [value]  # one path (musa-port also takes a bare string)
+    if isinstance(value, Mapping):
+        shown = json.dumps(dict(value))[:60]
+        raise PortError(DICT_IN_IGNORE.format(shown=shown))
+    try:
+        items = [os.fspath(p) for p in value]
+    except TypeError:
+        raise PortError(f"ignore_dir_paths must be a list of paths, not {type(value).__name__}") \
+            from None
+    return items
+
+
+def _rule_dict(value) -> dict[str, str]:
+    """torch_musa's accepted types: a dict, or a JSON string of one (also a list of
+    pairs, the shape ``load_replaced_mapping`` leaves)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        value = _from_json(value, "mapping_rule")
+        if not isinstance(value, dict):
+            raise PortError("mapping_rule must be a JSON object of CUDA text to MUSA text")
+    if isinstance(value, Mapping):
+        return dict(value)
+    try:
+        return dict(value)
+    except (TypeError, ValueError):
+        raise PortError(f"mapping_rule must be a dict, not {type(value).__name__}") from None
+
+
+def _default_musa_dir(cuda_dir: str) -> str:
+    """``./csrc`` and ``./csrc/`` give ``./csrc_musa`` (torch_musa wrote ``./_musa`` for a
+    path with a trailing slash)."""
+    path = cuda_dir.rstrip("/" + os.sep) or os.sep
+    if os.path.basename(path) in ("", ".", ".."):
+        path = os.path.abspath(path)
+    return path + "_musa"
 
 
 class SimplePorting:
-    """torch_musa's porting API on musa-port's engine. ``run()`` returns the counts."""
+    """torch_musa's porting API on musa-port's engine. ``run()`` returns the counts.
+
+    The first five parameters are torch_musa's, in its order; the keyword-only ones
+    are musa-port's. Paths in ``ignore_dir_paths`` name exactly that file or folder
+    (relative to the working folder, to ``cuda_dir_path``, or absolute); a bare name
+    ignores it at any depth.
+    """
 
     def __init__(
         self,
         cuda_dir_path: str,
-        ignore_dir_paths: Sequence[str] | None = None,
-        mapping_rule: Mapping[str, str] | None = None,
+        ignore_dir_paths: Sequence[str] | str | None = None,
+        mapping_rule: Mapping[str, str] | str | None = None,
         drop_default_mapping: bool = False,
         mapping_dir_path: str | None = None,
         *,
@@ -60,44 +153,245 @@ class SimplePorting:
         rename_paths: bool = False,
         project_symbols: bool = True,
     ) -> None:
-        if isinstance(ignore_dir_paths, str):
-            ignore_dir_paths = [ignore_dir_paths]
-        self.cuda_dir_path = cuda_dir_path
-        self.ignore_dir_paths = list(ignore_dir_paths or [])
-        self.mapping_rule = dict(mapping_rule or {})
+        self.cuda_dir_path = os.fspath(cuda_dir_path)
+        self.ignore_dir_paths = _ignore_list(ignore_dir_paths)
+        self.mapping_rule: dict[str, str] | list[tuple[str, str]] = _rule_dict(mapping_rule)
         self.drop_default_mapping = drop_default_mapping
-        self.mapping_dir_path = mapping_dir_path
-        self.output_dir_path = output_dir_path
+        self.mapping_dir_path = os.fspath(mapping_dir_path) if mapping_dir_path else None
+        self.musa_dir_path = os.fspath(output_dir_path) if output_dir_path else \
+            _default_musa_dir(self.cuda_dir_path)
         self.disable_families = list(disable_families)
         self.enable_families = list(enable_families)
         self.quiet = quiet
         self.rename_paths = rename_paths
         self.project_symbols = project_symbols
+        self._user_rules = dict(self.mapping_rule)
+        self._loaded: dict[str, str] | None = None  # the pairs load_replaced_mapping gave
+        self._file_porter = None
 
-    def options(self) -> PortOptions:
+    # torch_musa's attribute for drop_default_mapping; one setting under both names.
+    @property
+    def overwrite_default_mapping(self) -> bool:
+        return self.drop_default_mapping
+
+    @overwrite_default_mapping.setter
+    def overwrite_default_mapping(self, value: bool) -> None:
+        self.drop_default_mapping = value
+
+    @property
+    def output_dir_path(self) -> str:
+        return self.musa_dir_path
+
+    @output_dir_path.setter
+    def output_dir_path(self, value: str) -> None:
+        self.musa_dir_path = value
+
+    # -- the original's steps --------------------------------------------------------
+
+    def process_ignore_dir_paths(self) -> list[str]:
+        """Normalise ``ignore_dir_paths`` in place (paths made absolute where they exist
+        from the working folder; bare names and patterns kept) and return it. ``run()``
+        calls it first, so a replacement that edits the list changes what is ignored."""
+        out = []
+        for p in self.ignore_dir_paths:
+            p = os.fspath(p)
+            path_like = "/" in p.strip("/") or os.sep in p.strip(os.sep) or p.startswith(("./", "../"))
+            out.append(os.path.abspath(p) if path_like and os.path.lexists(p) else p)
+        self.ignore_dir_paths = out
+        return out
+
+    def load_replaced_mapping(self) -> list[tuple[str, str]]:
+        """Merge the defaults and ``mapping_rule`` into ``self.mapping_rule``: the list of
+        (CUDA, MUSA) pairs in force, longest key first, as torch_musa leaves it (here the
+        user's rules win, and family switches apply). ``run()`` calls it only when a
+        caller replaced it; the port then uses what the replacement left in
+        ``self.mapping_rule`` (a pair it dropped is no longer rewritten)."""
+        from .tree.active_rules import load_ruleset
+
+        if isinstance(self.mapping_rule, dict):
+            self._user_rules = dict(self.mapping_rule)
+        rules = load_ruleset(self._options(loaded=False)).rewriting()
+        pairs = sorted(((k, r.value) for k, r in rules.items()),  # type: ignore[misc]
+                       key=lambda kv: (-len(kv[0]), kv[0]))
+        self._loaded = dict(pairs)
+        self.mapping_rule = list(pairs)
+        return self.mapping_rule
+
+    def change_filename(self, filename: str) -> str:
+        """A file's name in the output: its extension mapped by ``EXT_REPLACED_MAPPING``
+        (``k.cuh`` -> ``k.muh``). A name with no extension keeps it (torch_musa turned
+        ``Makefile`` into ``.Makefile``). Replacing it renames the outputs."""
+        stem, dot, ext = filename.rpartition(".")
+        if not dot or not stem:
+            return filename
+        new = EXT_REPLACED_MAPPING.get(ext)
+        return f"{stem}.{new}" if new else filename
+
+    def modify_file(self, cuda_filepath: str, musa_filepath: str) -> None:
+        """Port one file into ``musa_filepath`` with the rules of this object (includes
+        follow the renames of ``cuda_dir_path``'s files); written atomically, and not at
+        all when the bytes are already there. A caller that replaces it makes ``run()``
+        call the replacement for every file, as torch_musa did."""
+        from .tree.files import atomic_bytes, tmp_rel
+        from .tree.single_file import FilePorter
+
+        if self._file_porter is None:
+            self._file_porter = FilePorter(self._options(), self.cuda_dir_path, recursive=True)
+        ported = self._file_porter.port(cuda_filepath)
+        for w in [] if self.quiet else ported.warnings:
+            LOGGER.warning(w)
+        try:
+            with open(musa_filepath, "rb") as fh:
+                if fh.read() == ported.data:
+                    return
+        except OSError:
+            pass
+        os.makedirs(os.path.dirname(os.path.abspath(musa_filepath)), exist_ok=True)
+        mode = os.stat(cuda_filepath).st_mode & 0o7777
+        atomic_bytes(tmp_rel(musa_filepath), musa_filepath, ported.data, mode)
+
+    # -- the engine ------------------------------------------------------------------
+
+    def _replaced(self, name: str) -> bool:
+        """Whether a caller replaced method ``name`` (on the class, a subclass or this
+        object)."""
+        return name in vars(self) or getattr(type(self), name) is not _ORIGINAL[name]
+
+    def _inline_rules(self) -> tuple[dict[str, str], bool]:
+        """The rules given to the engine above its tables, and whether the tables are
+        used: ``_MAPPING_RULE``, then ``mapping_rule``, then what a replaced
+        ``load_replaced_mapping`` changed (a dropped pair stays as it is)."""
+        rules = {**_MAPPING_RULE, **self._user_rules}
+        tables = True
+        current = self.mapping_rule
+        if isinstance(current, dict):
+            rules.update(current)
+        elif self._loaded is None:  # a replacement built the whole list itself
+            rules, tables = {**rules, **dict(current)}, False
+        else:
+            now = dict(current)
+            rules.update({k: v for k, v in now.items() if self._loaded.get(k) != v})
+            rules.update({k: k for k in self._loaded if k not in now})
+        return rules, tables
+
+    def _options(self, loaded: bool = True) -> PortOptions:
+        rules, tables = self._inline_rules() if loaded else ({**_MAPPING_RULE, **self._user_rules},
+                                                             True)
+        mapping_dir = self.mapping_dir_path
+        if mapping_dir and read_json is not _read_json:
+            # A caller's read_json reads the mapping folder (as torch_musa's did).
+            rules = {**_read_mapping_dir(mapping_dir), **rules}
+            mapping_dir, tables = None, False
+        cwd = os.getcwd()
         return PortOptions(
             src=self.cuda_dir_path,
-            output=self.output_dir_path,
-            ignore=[_ignore_pattern(self.cuda_dir_path, p) for p in self.ignore_dir_paths],
-            inline_rules=self.mapping_rule,
-            default_rules=not self.drop_default_mapping,
-            mapping_dir=self.mapping_dir_path,
+            output=self.musa_dir_path,
+            ignore=list(ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [cwd]).values()),
+            inline_rules=rules,
+            default_rules=not self.drop_default_mapping and tables,
+            mapping_dir=mapping_dir if tables else None,
             disable_families=self.disable_families,
             enable_families=self.enable_families,
             rename_paths=self.rename_paths,
             project_symbols=self.project_symbols,
+            renames={"." + k: "." + v for k, v in EXT_REPLACED_MAPPING.items()},
+            file_name=self.change_filename if self._replaced("change_filename") else None,
         )
 
+    def options(self) -> PortOptions:
+        """The engine's options for this port (what ``run()`` ports with)."""
+        return self._options()
+
     def run(self) -> PortResult:
-        """Port ``cuda_dir_path`` into ``<cuda_dir_path>_musa``."""
-        result = port_tree(self.options())
+        """Port ``cuda_dir_path`` into ``musa_dir_path`` (default ``<cuda_dir_path>_musa``)."""
+        from .tree.porter import port_tree
+
+        notes = [w for w in (shadow_warning(), self._mapping_dir_note()) if w]
+        self.process_ignore_dir_paths()
+        if self._replaced("load_replaced_mapping") and not isinstance(self.mapping_rule, list):
+            self.load_replaced_mapping()
+        if self._replaced("modify_file"):
+            result = self._run_per_file()
+        else:
+            self._check_output()
+            result = port_tree(self.options())
+        patterns = ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [os.getcwd()])
+        notes += result.warnings
+        notes += [f"ignore_dir_paths: {e} matched nothing in {self.cuda_dir_path}"
+                  for e in unmatched(patterns, result.ignored)]
         if not self.quiet:
             from .report.summary import total_line
 
-            for w in result.warnings:
-                print(w, file=sys.stderr)
-            print(total_line(result))
+            for note in notes:
+                LOGGER.warning(note)
+            LOGGER.info(total_line(result))
         return result
+
+    def _check_output(self) -> None:
+        src, out = os.path.realpath(self.cuda_dir_path), os.path.realpath(self.musa_dir_path)
+        if out == src or out.startswith(src.rstrip(os.sep) + os.sep):
+            raise PortError(f"musa_dir_path {self.musa_dir_path} is the source folder or inside it: "
+                            "musa-port never writes into its input; set another musa_dir_path "
+                            "(or replace modify_file to port in place)", self.cuda_dir_path)
+
+    def _mapping_dir_note(self) -> str | None:
+        """torch_musa reads ``general.json`` from ``mapping_dir_path``; musa-port reads
+        every JSON file there. Say so when that differs."""
+        d = self.mapping_dir_path
+        if not d or not os.path.isdir(d) or os.path.isfile(os.path.join(d, "general.json")):
+            return None
+        names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+        return (f"mapping_dir_path {d} has no general.json (torch_musa's SimplePorting reads "
+                f"its rules from there); musa-port reads every *.json in it: "
+                f"{', '.join(names) or 'none, so no rules'}")
+
+    def _run_per_file(self) -> PortResult:
+        """torch_musa's loop, for a caller's ``modify_file``: every file not ignored is
+        handed to it with its output path (``change_filename``), folders made first.
+        musa-port writes nothing itself, so the output may be the source folder."""
+        from .tree.kinds import KindSelector
+        from .tree.names import output_names
+        from .tree.porter import SUPERSEDED
+        from .tree.walk import Ignorer, walk
+
+        if not isinstance(self.mapping_rule, list):
+            self.load_replaced_mapping()  # a caller's modify_file reads the pairs, as torch_musa left them
+        opts = self.options()
+        src, out = os.path.abspath(self.cuda_dir_path), os.path.abspath(self.musa_dir_path)
+        if not os.path.isdir(src):
+            raise PortError("source folder not found", self.cuda_dir_path)
+        result = PortResult(src, out)
+        entries = list(walk(src, Ignorer(opts.ignore), result.ignored))
+        superseded: dict[str, str] = {}
+        out_rel_of = output_names(src, entries, KindSelector.from_options(opts), {}, None,
+                                  result.warnings, superseded, self.change_filename)
+        result.ignored.update({rel: SUPERSEDED for rel in superseded})
+        for e in entries:
+            if e.kind != "file" or e.rel in superseded:
+                continue
+            target = os.path.join(out, out_rel_of[e.rel])
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self.modify_file(os.path.join(src, e.rel), target)
+            result.files.append(FileOutcome(e.rel, out_rel_of[e.rel], "ported", written=True))
+        return result
+
+
+_ORIGINAL = {name: SimplePorting.__dict__[name] for name in
+             ("load_replaced_mapping", "change_filename", "modify_file", "process_ignore_dir_paths")}
+
+
+def _read_mapping_dir(directory: str) -> dict[str, str]:
+    """A torch_musa mapping folder read through the module's ``read_json``."""
+    if not os.path.isdir(directory):
+        raise PortError("mapping folder not found", directory)
+    rules: dict[str, str] = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".json"):
+            data = read_json(os.path.join(directory, name))
+            if not isinstance(data, dict):
+                raise PortError("read_json did not return an object", os.path.join(directory, name))
+            rules.update(data)
+    return rules
 
 
 def _json_arg(name: str, expected: type):

@@ -56,6 +56,15 @@ def run_cli(*args, cwd=None, check=None, module="musa_porting") -> subprocess.Co
     return proc
 
 
+def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:
+    """Write ``files`` (path under root -> text or bytes) and return root."""
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(content.encode() if isinstance(content, str) else content)
+    return root
+
+
 def snapshot(root: Path) -> dict[str, tuple]:
     """Every entry under root: (kind, bytes or link target, mode, mtime_ns)."""
     out = {}

@@ -9,17 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli, snapshot
+from conftest import ROOT, make_tree, run_cli, snapshot
 
 SCHEMA = ROOT / "musa_porting" / "report" / "schemas" / "report.schema.json"
-
-
-def make_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
 
 
 def test_build_files_are_chosen_by_name_and_by_first_line(tmp_path):

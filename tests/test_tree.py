@@ -7,18 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, snapshot
+from conftest import make_tree, run_cli, snapshot
 
 from musa_porting import PortError, PortOptions, port_tree
 from musa_porting.tree.manifest import MANIFEST_NAME
-
-
-def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:
-    for rel, content in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(content.encode() if isinstance(content, str) else content)
-    return root
 
 
 @pytest.fixture
@@ -50,12 +42,11 @@ def test_output_option(tree, tmp_path):
     assert (tmp_path / "elsewhere" / "a.mu").is_file() and r.output == str(tmp_path / "elsewhere")
 
 
-@pytest.mark.parametrize("case", ["missing", "file", "out_in_src", "src_in_out", "same"])
+@pytest.mark.parametrize("case", ["missing", "out_in_src", "src_in_out", "same"])
 def test_bad_paths_one_line_error_exit_2_nothing_written(tree, tmp_path, case):
     before = snapshot(tmp_path)
     args = {
         "missing": [tmp_path / "nope"],
-        "file": [tree / "a.cu"],
         "out_in_src": [tree, "--output", tree / "out"],
         "src_in_out": [tree, "--output", tmp_path],
         "same": [tree, "--output", tree],
@@ -128,10 +119,10 @@ def test_ignore_anchored_path(tree):
 
 
 def test_rename_collision_is_an_error(tree):
-    (tree / "a.mu").write_text("already musa")
-    with pytest.raises(PortError, match=r"both a\.cu and a\.mu would be written to a\.mu|"
-                                         r"both a\.mu and a\.cu"):
-        port(tree)
+    # .cu and .cuh both renamed to .mu (a caller's extension map): two inputs, one output.
+    (tree / "a.cuh").write_text("// header\n")
+    with pytest.raises(PortError, match=r"both a\.cu and a\.cuh would be written to a\.mu"):
+        port(tree, renames={".cu": ".mu", ".cuh": ".mu"})
     assert not (tree.parent / "csrc_musa").exists()
 
 

@@ -2,8 +2,9 @@
 ``compile.build``, ``compile.verify``, ``rules``); one module per command.
 
 ``musa-port SRC ...`` ports (the default command); other commands are named
-(``musa-port port SRC`` is the explicit form, useful when SRC is called like one).
-Exit codes: 0 success, 1 residuals remain under --check, 2 bad input or usage (nothing
+(``musa-port port SRC`` is the explicit form). Only the bare word selects a command:
+``musa-port ./build`` and ``musa-port build/`` port a folder called build.
+Exit codes: 0 success, 1 findings remain under --check, 2 bad input or usage (nothing
 written), 3 internal error.
 """
 
@@ -13,22 +14,36 @@ import os
 import sys
 
 import click
+from click.shell_completion import CompletionItem
 
 from .. import __version__
 from ..errors import PortError
+from ..shadow import shadow_warning
 from .build_cmd import build_cmd, verify_cmd
 from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
 from .port_cmd import port_cmd
+from .port_command import IMPLIED_PORT
 from .rules_cmd import rules_cmd
+
+COMPLETION = ('Shell completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in '
+              "~/.bashrc (zsh_source, fish_source for zsh and fish).")
 
 
 class _DefaultToPort(click.Group):
-    """A group whose first positional argument, when not a command name, is SRC."""
+    """A group whose first argument, when it is not a command name, is SRC."""
 
     def parse_args(self, ctx, args):
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            ctx.meta[IMPLIED_PORT] = True
             args = ["port", *args]
         return super().parse_args(ctx, args)
+
+    def shell_complete(self, ctx, incomplete):
+        """Command names, and paths: the first argument may be SRC."""
+        items = super().shell_complete(ctx, incomplete)
+        if not incomplete.startswith("-"):
+            items.append(CompletionItem(incomplete, type="file"))
+        return items
 
     def format_help(self, ctx, formatter):
         port = self.commands["port"]
@@ -36,8 +51,10 @@ class _DefaultToPort(click.Group):
             port.format_help(pctx, formatter)
         others = [(n, c.get_short_help_str(70)) for n, c in self.commands.items() if n != "port"]
         if others:
-            with formatter.section("Other commands"):
+            with formatter.section("Other commands (musa-port COMMAND --help)"):
                 formatter.write_dl(others)
+        formatter.write_paragraph()
+        formatter.write_text(COMPLETION)
 
 
 @click.group(cls=_DefaultToPort, context_settings=CONTEXT, invoke_without_command=True)
@@ -54,9 +71,28 @@ for _command in (port_cmd, build_cmd, verify_cmd, rules_cmd):
     cli.add_command(_command)
 
 
+def folder_hint(args) -> str | None:
+    """When a bare command word is also a folder here, how to port that folder."""
+    if args and args[0] in cli.commands and args[0] != "port" and os.path.isdir(args[0]):
+        word = args[0]
+        return (f"hint: `musa-port {word}` runs the {word} command; to port the folder "
+                f"{word}, write musa-port ./{word}")
+    return None
+
+
 def main(argv=None) -> None:
     """Console entry point: turns errors into one line and an exit code."""
-    run(cli, argv, "musa-port")
+    args = sys.argv[1:] if argv is None else list(argv)
+    shadowed = None if "_MUSA_PORT_COMPLETE" in os.environ else shadow_warning([os.getcwd()])
+    if shadowed:
+        click.echo(shadowed, err=True)
+    hint = folder_hint(args)
+    try:
+        run(cli, args, "musa-port")
+    except SystemExit as exc:
+        if hint and exc.code not in (0, None):
+            click.echo(hint, err=True)
+        raise
 
 
 def run(command: click.Command, argv, prog_name: str) -> None:

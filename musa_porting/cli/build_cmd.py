@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv
+from .common import CONTEXT, EXIT_CHECK, color_option, console_for, progress_bar, split_csv
 
 
 def _build_options(f):
@@ -32,6 +32,7 @@ def _build_options(f):
                      help=f"Where build.ninja, objects and compile_commands.json go "
                           f"(default: OUT/{'.musa-port-build'})."),
         click.option("-q", "--quiet", is_flag=True, help="Print only the one-line result."),
+        color_option,
     ]
     for o in reversed(opts):
         f = o(f)

@@ -1,8 +1,9 @@
 """What the commands share: exit codes, one-line errors, comma-separated options,
-the console and the progress bar."""
+colour, the console and the progress bar."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -37,16 +38,52 @@ def write_output(data: bytes, target: str) -> None:
             fh.write(data)
 
 
+COLOR_MODES = ("auto", "always", "never")
+_color: str | None = None  # the --color of this run (None: not given)
+
+
+def _set_color(ctx, param, value):
+    global _color
+    if value is not None:
+        _color = value
+    return value
+
+
+color_option = click.option(
+    "--color", type=click.Choice(COLOR_MODES), default=None, expose_value=False, is_eager=True,
+    callback=_set_color, metavar="WHEN", help="auto, always or never (NO_COLOR: never).")
+
+
+def color_mode() -> str:
+    """``--color`` if given; else ``never`` when NO_COLOR is set (to anything but an
+    empty string, per no-color.org), else ``auto``."""
+    if _color is not None:
+        return _color
+    return "never" if os.environ.get("NO_COLOR") else "auto"
+
+
 def console_for(stderr: bool):
+    """The rich console for a command's output: no escape codes at all with ``never``
+    (styles included, not just colours), forced ones with ``always``."""
     from rich.console import Console
 
+    mode = color_mode()
+    if mode == "never":
+        return Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
+    if mode == "always":
+        return Console(stderr=stderr, highlight=False, force_terminal=True)
     return Console(stderr=stderr, highlight=False)
 
 
 def progress_bar(console):
-    """A progress bar for long runs, on a terminal only."""
+    """A progress bar for long runs, on a real terminal only (not when --color=always
+    or FORCE_COLOR forces escape codes into a pipe)."""
     if not console.is_terminal:
         return None
+    if color_mode() == "always" or os.environ.get("FORCE_COLOR"):
+        isatty = getattr(console.file, "isatty", None)
+        if isatty is None or not isatty():
+            return None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

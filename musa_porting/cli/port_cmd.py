@@ -1,28 +1,31 @@
-"""``musa-port SRC``: port a tree (the default command)."""
+"""``musa-port SRC``: port a tree (the default command), or one file."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
-from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, write_output
+from .. import __version__
+from .common import CONTEXT, EXIT_CHECK, color_option, console_for, progress_bar, split_csv, write_output
+from .port_command import PortCommand, help_all_option
+
+# What ``musa-port --help`` describes; every other option is listed by name under
+# "Advanced options" (``--help-all`` describes them too).
+COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "check", "suppress",
+          "report_json", "sarif", "quiet", "color", "config_file", "version", "help_all")
 
 
-@click.command("port", context_settings=CONTEXT)
+@click.command("port", cls=PortCommand, common=COMMON, context_settings=CONTEXT)
 @click.argument("src", type=click.Path(file_okay=True, dir_okay=True, path_type=str))
 @click.option("-o", "--output", metavar="DIR",
-              help="Output folder. Default: SRC_musa beside SRC (a trailing slash on SRC "
-                   "changes nothing).")
+              help="Output folder (default: SRC_musa); for one file: stdout.")
 @click.option("--ignore", "ignore", multiple=True, metavar="PATTERNS",
-              help="Comma-separated gitignore-style patterns, repeatable. A bare name (mlu) "
-                   "ignores that folder or file at any depth; common/mlu only the one under "
-                   "the root.")
+              help="Paths or gitignore patterns to leave out (repeatable).")
 @click.option("-r", "--rule", "rules", multiple=True, metavar="FILE",
               type=click.Path(dir_okay=False, path_type=str),
-              help="User rules: a JSON object or YAML mapping of CUDA text to MUSA text. "
-                   "Repeatable; user rules win over the default tables, later files over "
-                   "earlier ones.")
+              help="Your rules, JSON or YAML; they win (repeatable).")
 @click.option("--no-default-rules", is_flag=True,
               help="Use only the --rule files, not the default tables.")
 @click.option("--mapping-dir", metavar="DIR",
@@ -47,8 +50,7 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, w
               help="Port MUSA back to CUDA with the inverted tables (.mu -> .cu); output "
                    "SRC_cuda by default.")
 @click.option("--keep", "keep", multiple=True, metavar="NAMES",
-              help="CUDA-looking names that are meant to stay (comma-separated, repeatable): "
-                   "not reported as residuals. A rule 'X: X' does the same.")
+              help="CUDA-looking names meant to stay (not reported).")
 @click.option("--no-project-symbols", is_flag=True,
               help="Do not rename the tree's own names that hold a CUDA word (MYLIB_CUDA_CHECK -> "
                    "MYLIB_MUSA_CHECK, launchCudaKernel -> launchMusaKernel); by default every "
@@ -77,19 +79,18 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, w
               help="Port files in N processes (default: the number of CPUs). The output is "
                    "the same for any N.")
 @click.option("-n", "--dry-run", is_flag=True, help="Compute everything, write nothing.")
-@click.option("--diff", "diff", is_flag=False, flag_value="-", default=None, metavar="[FILE]",
-              help="Print a git-apply-able unified diff from each source file to its ported "
-                   "path (renames as renames); --diff=FILE writes it to FILE.")
-@click.option("--report-json", metavar="FILE", help="Write the JSON report (schema: "
-              "musa_porting/report/schemas/report.schema.json).")
+@click.option("--diff", "diff", is_flag=False, flag_value="-", default=None, metavar="[=FILE]",
+              help="Print a git-apply-able diff; write nothing.")
+@click.option("--write", is_flag=True, help="With --diff: write the output too.")
+@click.option("--report-json", metavar="FILE", help="Write the JSON report.")
 @click.option("--report-csv", metavar="FILE", help="Write one CSV row per finding.")
-@click.option("--sarif", metavar="FILE", help="Write findings as SARIF 2.1.0 for code scanning.")
+@click.option("--sarif", metavar="FILE", help="Write findings as SARIF 2.1.0.")
 @click.option("--report-files", is_flag=True, help="Show per-file counts in the summary.")
 @click.option("--suppress", multiple=True, metavar="IDS",
-              help="Diagnostic IDs (or names) to drop from reports and --check, e.g. MP1002.")
-@click.option("--check", is_flag=True,
-              help="Exit 1 when residual CUDA names or headers remain, or any error-level "
-                   "finding (after --suppress).")
+              help="Findings to drop, by ID or name (MP1002,...).")
+@click.option("--check", "check", is_flag=False, flag_value="", default=None,
+              metavar="[=LEVEL]",
+              help="Exit 1 on residuals, errors (=warning: warnings too).")
 @click.option("--arch", "arch", multiple=True, metavar="ARCHS",
               help="MUSA arches that nvcc's -arch/-gencode and CMAKE_CUDA_ARCHITECTURES become "
                    "in build files (comma-separated or repeated): mp_21 (MTT S80/S3000), mp_22 "
@@ -102,45 +103,62 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, w
 @click.option("--build-args", metavar="ARGS", default="",
               help="Options for that build, e.g. \"--arch mp_21 --shared libops.so\".")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
+@color_option
+@click.option("--config", "config_file", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Settings (default: found above SRC).")
+@click.option("--no-config", is_flag=True, help="Read no settings file.")
+@click.version_option(__version__, "--version", prog_name="musa-port")
+@help_all_option
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
              symbols_backend, defines, compile_commands, rename_paths, vocab_files, no_python,
-             launch, jobs, dry_run, diff, report_json, report_csv, sarif, report_files, suppress,
-             check, arch, no_build_files, then_build, build_args, quiet):
-    """Port the CUDA tree SRC into SRC_musa.
-
-    Source files are rewritten with the default tables plus your rules (literal,
-    leftmost-longest, identifier-boundary aware); .cu/.cuh become .mu/.muh and
-    includes follow; every other file is copied byte for byte. Re-runs rewrite only
-    what changed. Protect code with MUSIFY_EXCL_LINE, MUSIFY_EXCL_START/STOP or
-    "musa-port: off"/"musa-port: on" comments.
+             launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
+             suppress, check, arch, no_build_files, then_build, build_args, quiet, config_file,
+             no_config):
+    """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
+    rewritten, .cu/.cuh renamed .mu/.muh, the rest copied; re-runs redo only changes.
 
     \b
-    Example:
+    Examples:
       musa-port ./csrc --ignore mlu,npu --rule extra.json
+      musa-port ./csrc --dry-run --diff --check      (review, or gate CI)
+      musa-port kernel.cu -o kernel.mu
     """
     from ..analyze.checks import parse_ids
+    from ..config import CHECK_LEVELS, project_config
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
     from ..report import counts, csv_report, json_report, summary
     from ..report import sarif as sarif_report
+    from ..tree.ignores import ignore_patterns, unmatched
     from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
 
-    suppressed = parse_ids(suppress)
+    if check not in (None, "", *CHECK_LEVELS):
+        raise click.BadParameter(f"{check!r} is not one of {', '.join(CHECK_LEVELS)}",
+                                 param_hint="'--check'")
+    if write and dry_run:
+        raise click.UsageError("--write and --dry-run contradict each other")
+    cfg = project_config(src, config_file, not no_config)
+    level = None if check is None else (check or cfg.check_level or "error")
+    suppressed = parse_ids([*cfg.get("suppress"), *suppress])
     exts = tuple(split_csv([extensions])) if extensions else DEFAULT_SOURCE_EXTENSIONS
+    cwd = os.getcwd()
+    ignores = {**ignore_patterns(cfg.get("ignore"), src, [cfg.folder, cwd]),
+               **ignore_patterns(ignore, src, [cwd])}
+    cli_off, cli_on = split_csv(disable_families), split_csv(enable_families)
     opts = PortOptions(
         src=src,
         output=output,
-        ignore=split_csv(ignore),
-        rule_files=list(rules),
+        ignore=list(ignores.values()),
+        rule_files=[*cfg.rule_files(), *rules],
         default_rules=not no_default_rules,
         mapping_dir=mapping_dir,
         skip=split_csv(skip),
         include_dirs=list(include_dirs),
         extensions=exts,
-        keep=split_csv(keep),
-        disable_families=split_csv(disable_families),
-        enable_families=split_csv(enable_families),
+        keep=split_csv([*cfg.get("keep"), *keep]),
+        disable_families=[f for f in cfg.get("disable-family") if f not in cli_on] + cli_off,
+        enable_families=[f for f in cfg.get("enable-family") if f not in cli_off] + cli_on,
         reverse=reverse,
         project_symbols=not no_project_symbols,
         symbols_backend=symbols_backend,
@@ -151,11 +169,19 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         python=not no_python,
         launch=list(launch),
         jobs=jobs,
-        dry_run=dry_run,
+        dry_run=dry_run or (diff is not None and not write),  # --diff reviews; --write writes
         collect_diff=diff is not None,
         build_files=not no_build_files,
         arch=parse_arches(arch),
     )
+    if os.path.isfile(src):
+        from .file_mode import TREE_ONLY, port_one_file
+
+        given = [flag for name, flag in TREE_ONLY.items() if click.get_current_context().params[name]]
+        if given:
+            raise click.UsageError(f"{given[0]} needs a folder, and {src} is a file")
+        port_one_file(opts, output, diff, write, suppressed, level, quiet)
+        return
     # The summary goes to stderr when stdout carries the diff or a report.
     to_stdout = "-" in (diff, report_json, report_csv, sarif)
     console = console_for(stderr=to_stdout)
@@ -169,6 +195,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         result = port_tree(opts)
     for w in result.warnings:
         click.echo(w, err=True)
+    for entry in unmatched(ignores, result.ignored):
+        click.echo(f"warning: ignore pattern {entry} matched nothing in {src}", err=True)
     if diff is not None:
         from ..report.diff import tree_diff
 
@@ -183,9 +211,13 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, report_files)
-    if check and counts.check_count(result, suppressed):
+    if level is not None and counts.check_count(result, suppressed, level):
+        from .findings_out import echo_check_failure, src_path
+
+        failures = counts.check_failures(result, suppressed, level)
+        echo_check_failure([(src_path(src, f.rel), d) for f, d in failures], level)
         sys.exit(EXIT_CHECK)
-    if then_build and not dry_run:
+    if then_build and not opts.dry_run:
         import shlex
 
         from .build_cmd import build_cmd

@@ -45,8 +45,13 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
     wanted = set(split_csv(families))
     unknown = wanted - set(rs.families) - {"user"}
     if unknown:
-        fail(f"unknown rule family {sorted(unknown)[0]!r}; families: "
-              + ", ".join(sorted(rs.families)))
+        import difflib
+
+        name = sorted(unknown)[0]
+        near = difflib.get_close_matches(name, [*rs.families, "user"], n=3, cutoff=0.5)
+        fail(f"unknown rule family {name!r}"
+             + (f" (did you mean {' or '.join(near)}?)" if near else "")
+             + "; families: " + ", ".join(sorted(rs.families)))
 
     def row(r):
         return {"cuda": r.key, "musa": r.value, "family": r.family, "status": r.status,
@@ -58,7 +63,7 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
         for r in rs.rules.values():
             counts[r.family] = counts.get(r.family, 0) + 1
         data = [{"family": f, "entries": counts.get(f, 0), "enabled": f not in rs.disabled}
-                for f in sorted(set(rs.families) | set(counts))]
+                for f in sorted(set(rs.families) | set(counts)) if not wanted or f in wanted]
         if fmt == "json":
             click.echo(json.dumps(data, indent=1))
         else:

@@ -46,12 +46,24 @@ def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[s
     return dict(sorted(out.items()))
 
 
-def check_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
-    """What ``--check`` fails on (after ``--suppress``): every residual (a CUDA name or
-    header left, warnings included) and every error-level finding, such as the build-file
-    errors MP3101 and MP3102 (which are residuals too)."""
-    ids = {cid for cid, c in CHECKS.items()
-           if (c.residual or c.level == "error") and cid not in suppress}
+def fails_check(check, level: str = "error") -> bool:
+    """Whether a finding fails ``--check=level``: ``error`` (the default) fails on every
+    residual (a CUDA name or header left, warnings included) and every error-level
+    finding, such as the build-file errors MP3101 and MP3102; ``warning`` also on every
+    warning-level finding (hazards such as MP2002). Notes never fail."""
+    return check.residual or check.level == "error" or (level == "warning" and check.level == "warning")
+
+
+def check_failures(r: PortResult, suppress: Set[str] = frozenset(),
+                   level: str = "error") -> list[tuple[FileOutcome, Diagnostic]]:
+    """The findings ``--check=level`` fails on (after ``--suppress``), in path order."""
+    return [(f, d) for f, d in findings(r, suppress) if fails_check(d.check, level)]
+
+
+def check_count(r: PortResult, suppress: Set[str] = frozenset(), level: str = "error") -> int:
+    """How many findings ``--check=level`` fails on (counted on the stored rows: a large
+    tree has thousands)."""
+    ids = {cid for cid, c in CHECKS.items() if fails_check(c, level) and cid not in suppress}
     return sum(1 for f in r.files for row in f.record.diagnostics if row[0] in ids)
 
 

@@ -1,5 +1,6 @@
 """SARIF 2.1.0 for code scanning: one result per finding, located in the ported
-file, with the CUDA source line as a related location."""
+file, with the CUDA source line as a related location (the other way round for a dry
+run, which writes no ported file)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def _uri_base(path: str) -> str:
 
 def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     """SARIF 2.1.0: one result per finding, located in the ported file, with the CUDA
-    source line as a related location."""
+    source line as a related location (swapped for a dry run)."""
     ids = sorted(CHECKS)
     rules = [{
         "id": cid,
@@ -36,23 +37,21 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     results = []
     for f, d in findings(r, suppress):
         end_col = d.column + len(d.text.encode("utf-8"))
+        ported = {"artifactLocation": {"uri": f.out_rel, "uriBaseId": "OUTROOT"},
+                  "region": {"startLine": d.line, "startColumn": d.column, "endColumn": end_col}}
+        cuda = {"artifactLocation": {"uri": f.rel, "uriBaseId": "SRCROOT"},
+                "region": {"startLine": d.src_line, "startColumn": d.src_column}}
+        # A dry run (CI) writes no ported file: the result goes where code scanning can
+        # show it, on the CUDA line, with the line it would be ported to as related.
+        primary, related, what = (cuda, ported, "the ported line (a dry run: not written)") \
+            if r.dry_run else (ported, cuda, "the CUDA source line")
         results.append({
             "ruleId": d.id,
             "ruleIndex": ids.index(d.id),
             "level": d.check.level,
             "message": {"text": d.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.out_rel, "uriBaseId": "OUTROOT"},
-                "region": {"startLine": d.line, "startColumn": d.column, "endColumn": end_col},
-            }}],
-            "relatedLocations": [{
-                "id": 1,
-                "message": {"text": "the CUDA source line"},
-                "physicalLocation": {
-                    "artifactLocation": {"uri": f.rel, "uriBaseId": "SRCROOT"},
-                    "region": {"startLine": d.src_line, "startColumn": d.src_column},
-                },
-            }],
+            "locations": [{"physicalLocation": primary}],
+            "relatedLocations": [{"id": 1, "message": {"text": what}, "physicalLocation": related}],
             "partialFingerprints": {"musaPort/v1": f"{f.rel}:{d.id}:{d.text}:{d.src_line}"},
             "properties": {"lang": f.record.lang},
         })

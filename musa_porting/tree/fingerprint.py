@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,6 +46,10 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
         except OSError:
             h.update(repr((os.path.abspath(path), "missing")).encode())
     h.update(repr(("build files", opts.build_files, list(opts.arch))).encode())
+    if opts.renames is not None:
+        h.update(repr(sorted(opts.renames.items())).encode())
+    if opts.file_name is not None:  # a caller's naming function: what it says for this tree
+        h.update(repr([opts.file_name(posixpath.basename(r)) for r in tree_files]).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()

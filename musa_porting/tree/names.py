@@ -5,12 +5,15 @@ name. With ``--rename-paths`` the vocabulary words in folder names and in the na
 of source files change too (``csrc/cuda/gemm_cuda.cu`` -> ``csrc/musa/gemm_musa.mu``).
 Names are decided top-down, a folder before what it holds, so a file inherits its
 folder's new name; a new name that another input already has (a tree with both
-``cuda/`` and ``musa/``) is not taken, and a warning says so.
+``cuda/`` and ``musa/``) is not taken, and a warning says so. A source whose new name
+is a file beside it that keeps its name (``x.cuh`` beside a hand-written ``x.muh``) is
+not ported: that file is the user's MUSA version, and includes of ``x.cuh`` follow to it.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable, Mapping
 
 from ..errors import PortError
 from ..port.filenames import ported_name
@@ -28,14 +31,25 @@ def _renamed_component(name: str, vocabulary: Vocabulary) -> str:
     return name if new is None else new + dot + ext
 
 
-def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: dict[str, str],
-                 vocabulary: Vocabulary | None, warnings: list[str]) -> dict[str, str]:
+def _keeps_name(name: str, renames: Mapping[str, str],
+                file_name: Callable[[str], str] | None) -> bool:
+    return (file_name(name) if file_name is not None else ported_name(name, renames)) == name
+
+
+def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
+                 vocabulary: Vocabulary | None, warnings: list[str],
+                 superseded: dict[str, str] | None = None,
+                 file_name: Callable[[str], str] | None = None) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
-    ``vocabulary`` is given for --rename-paths. Two inputs may not share an output."""
+    ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
+    renames for every file. Two inputs may not share an output, except that a renamed
+    file whose new name a sibling keeps is left out (recorded in ``superseded``:
+    rel -> the sibling's rel)."""
     siblings: dict[str, set[str]] = {}
     for e in entries:
         parent, name = posixpath.split(e.rel)
         siblings.setdefault(parent, set()).add(name)
+    files = {e.rel for e in entries if e.kind != "dir"}
     out_rel_of: dict[str, str] = {}
     owner: dict[str, str] = {}
     written: dict[str, set[str]] = {}  # output folder -> the names given in it so far
@@ -43,10 +57,19 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: d
         parent, name = posixpath.split(e.rel)
         out_parent = out_rel_of.get(parent, parent) if parent else ""
         ported_kind = e.kind == "dir" or kinds.kind_of(e.rel) is not None
-        if e.kind != "dir" and ported_kind:
+        if e.kind != "dir" and file_name is not None:
+            name_out = file_name(name)
+        elif e.kind != "dir" and ported_kind:
             name_out = ported_name(name, renames)
         else:
             name_out = name
+        keeper = posixpath.join(parent, name_out) if parent else name_out
+        if (superseded is not None and name_out != name and keeper in files
+                and _keeps_name(name_out, renames, file_name)):
+            superseded[e.rel] = keeper
+            warnings.append(f"{e.rel}: not ported: {name_out} beside it is its MUSA version "
+                            "(kept; includes of it name that file)")
+            continue
         if vocabulary is not None and ported_kind:
             wanted = _renamed_component(name_out, vocabulary)
             if wanted != name_out and (wanted in siblings[parent]
@@ -62,4 +85,6 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: d
         owner[o] = e.rel
         written.setdefault(out_parent, set()).add(name_out)
         out_rel_of[e.rel] = o
+    for rel, keeper in (superseded or {}).items():
+        out_rel_of[rel] = out_rel_of[keeper]
     return out_rel_of

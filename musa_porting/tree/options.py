@@ -47,6 +47,12 @@ class PortOptions:
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
     build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
     arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become
+    # Extension renames of ported files, with dots, instead of .cu -> .mu, .cuh -> .muh
+    # (SimplePorting's EXT_REPLACED_MAPPING; {".cu": ".cu"} keeps the names).
+    renames: Mapping[str, str] | None = None
+    # Each file's output name from its name (SimplePorting's change_filename, when a
+    # caller replaces it); None: the extension renames above, for ported files only.
+    file_name: Callable[[str], str] | None = None
 
 
 def parse_arches(values: Sequence[str]) -> tuple[str, ...]:

@@ -39,6 +39,9 @@ from .stage import Stager
 from .walk import Entry, Ignorer, walk
 from .write import finish, write_outputs
 
+# How a file left out for the MUSA version beside it shows among the ignored.
+SUPERSEDED = "(a MUSA version beside it)"
+
 
 class Porter:
     """One porting run. ``Porter(options).run()`` is the library entry point."""
@@ -49,7 +52,8 @@ class Porter:
             if kind not in SKIP_KINDS:
                 raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
-        self.renames = REVERSE_RENAMES if options.reverse else RENAMES
+        self.renames = dict(options.renames) if options.renames is not None else (
+            REVERSE_RENAMES if options.reverse else RENAMES)
         self.kinds = KindSelector.from_options(options)
         self._vocabulary: Vocabulary | None = None
 
@@ -74,9 +78,14 @@ class Porter:
         result = PortResult(self.src, self.out, dry_run=opts.dry_run,
                             symbols_backend=opts.symbols_backend)
         entries = self._walk(result)
+        superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
-                                  self.vocabulary() if opts.rename_paths else None, result.warnings)
+                                  self.vocabulary() if opts.rename_paths else None, result.warnings,
+                                  superseded, opts.file_name)
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+        if superseded:
+            result.ignored.update({rel: SUPERSEDED for rel in superseded})
+            entries = [e for e in entries if e.rel not in superseded]
         bad = sorted(r for r in launch_files(self.src, opts.launch)
                      if self.kinds.kind_of(r) != "python" or r not in tree_files)
         if bad:

@@ -1,0 +1,77 @@
+"""``musa-port x.cu``: one file's port to stdout, or to ``-o FILE`` (``-o DIR``: under its
+ported name there), as hipify-perl and hipify-clang do; the findings go to stderr, so
+stdout is the code alone."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Set
+
+import click
+
+from ..errors import PortError
+from ..report.counts import fails_check
+from ..tree.options import PortOptions
+from .common import EXIT_CHECK, write_output
+from .findings_out import echo_check_failure, echo_findings, finding_line
+
+# Options that only make sense for a tree.
+TREE_ONLY = {"report_json": "--report-json", "report_csv": "--report-csv", "sarif": "--sarif",
+             "report_files": "--report-files", "then_build": "--build",
+             "rename_paths": "--rename-paths"}
+
+
+def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write: bool,
+                  suppressed: Set[str], check: str | None, quiet: bool) -> None:
+    """Port ``opts.src`` (a file). Exit 1 when ``check`` is a level and findings fail it."""
+    from ..report.diff import tree_diff
+    from ..tree.result import DiffItem
+    from ..tree.single_file import FilePorter
+
+    path = opts.src
+    ported = FilePorter(opts).port(path)
+    if output not in (None, "-") and os.path.isdir(output):
+        output = os.path.join(output, ported.out_name)  # -o DIR: the file's ported name in it
+    if output not in (None, "-") and os.path.exists(output) and os.path.samefile(output, path):
+        raise PortError("-o names the input file; musa-port never writes its input", path)
+    for w in ported.warnings:
+        click.echo(w, err=True)
+    shown = [d for d in ported.diagnostics if d.id not in suppressed]
+    if not quiet:
+        echo_findings(finding_line(path, d) for d in shown)
+    if diff is not None:
+        with open(path, "rb") as fh:
+            original = fh.read()
+        name = os.path.basename(path)
+        item = DiffItem(name, ported.out_name, original, ported.data,
+                        os.stat(path).st_mode & 0o7777)
+        write_output(tree_diff([item]) if original != ported.data or name != ported.out_name
+                     else b"", diff)
+    if output not in (None, "-") and (diff is None or write) and not opts.dry_run:
+        _write_if_changed(output, ported.data, os.stat(path).st_mode & 0o7777)
+    elif diff is None and output in (None, "-"):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(ported.data)
+        sys.stdout.flush()
+    if check is not None:
+        failures = [(path, d) for d in shown if fails_check(d.check, check)]
+        if failures:
+            echo_check_failure(failures, check)
+            sys.exit(EXIT_CHECK)
+
+
+def _write_if_changed(target: str, data: bytes, mode: int) -> None:
+    """Atomically, and not at all when the file holds these bytes (its mtime stays)."""
+    from ..tree.files import atomic_bytes, tmp_rel
+
+    try:
+        with open(target, "rb") as fh:
+            if fh.read() == data:
+                return
+    except OSError:
+        pass
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise PortError("folder not found", folder)
+    atomic_bytes(tmp_rel(target), target, data, mode)
