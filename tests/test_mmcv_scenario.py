@@ -89,6 +89,11 @@ def test_mmcv_scenario(mmcv_tree, how, rules):
     assert ".is_privateuseone()" in (out / "pytorch/nms.cpp").read_text()
     assert "SHARED_CUDA_HELPER_MU_H_" in (out / "common/cuda/shared_cuda_helper.muh").read_text()
 
+    # The PyTorch C++ API as current torch_musa names it (issue 13).
+    nms = (out / "pytorch/cuda/nms_cuda.mu").read_text()
+    assert '#include "torch_musa/csrc/core/MUSACachingAllocator.h"' in nms
+    assert "c10::musa::MUSACachingAllocator::raw_alloc" in nms and "at::kMUSA" in nms
+
     # Byte-for-byte copies and byte-exact rewrites.
     assert (out / "common/lut.bin").read_bytes() == (mmcv_tree / "common/lut.bin").read_bytes()
     assert (out / "Makefile").read_bytes() == (mmcv_tree / "Makefile").read_bytes()

@@ -57,7 +57,10 @@ def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | No
             headers[musa[1:-1]] = cuda
             continue
         ns_m, ns_c = _NAMESPACE.fullmatch(musa), _NAMESPACE.fullmatch(cuda)
-        if ns_m and ns_c and ns_m.group(1) == ns_c.group(1) and _MUSA_NAME.search(ns_m.group(2)):
+        # at::cuda -> at::musa is a namespace (lower case); at::kCUDA -> at::kMUSA is not:
+        # its unqualified rule (kCUDA -> kMUSA) maps it back.
+        if ns_m and ns_c and ns_m.group(1) == ns_c.group(1) and _MUSA_NAME.search(ns_m.group(2)) \
+                and ns_c.group(2).islower():
             aliases.setdefault(ns_m.group(1), []).append((ns_m.group(2), ns_c.group(2)))
             continue
         if not (_IDENT.fullmatch(musa) and _IDENT.fullmatch(cuda)) or not _MUSA_NAME.search(musa):
