@@ -127,3 +127,15 @@ def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_
     assert _verify(out, lib_includes, "--mode", "ptx", report=report).returncode == 0
     third = objects()
     assert sorted(f for f in third if third[f] != first[f]) == ["src/gemm.mu", "src/saxpy.mu"]
+
+
+def test_shim_aliases_namespaces_but_not_qualified_constants(tmp_path):
+    """at::cuda -> at::musa is a namespace alias; at::kCUDA -> at::kMUSA is a constant,
+    mapped back by its unqualified rule (a namespace alias for it did not compile)."""
+    from musa_porting.compile import shim
+    from musa_porting.rules import build_ruleset
+
+    shim.generate(build_ruleset(), tmp_path)
+    names = (tmp_path / shim.NAMES).read_text()
+    assert "namespace musa = cuda;" in names and "#define kMUSA kCUDA" in names
+    assert "namespace kMUSA" not in names

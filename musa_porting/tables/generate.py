@@ -17,7 +17,7 @@ prefixes and whole names, each with its source.
 Usage (from a checkout; the output is deterministic, byte for byte, for the same
 headers, and needs no network)::
 
-    # once: the pinned wheels (about 2.2 GB; only their include/ members are read)
+    # once: the pinned wheels (about 5 GB; only their include/ members are read)
     python -m musa_porting.tables.generate --fetch-wheels /tmp/wheels
     # which runs: pip download --no-deps -d /tmp/wheels nvidia-cublas==13.10.0.20 ...
     # (the pins are WHEELS in headers.py)
@@ -36,6 +36,7 @@ Options: ``--include DIR`` (repeatable; default ``$CUDA_INCLUDE`` or
 beside the checkout) or ``--no-vendor`` (the naming rules alone).
 
 The generator is not run in CI (CI has no wheels); the generated files are committed.
+``tests/test_tables.py`` regenerates them by hand (``MUSA_PORT_TABLE_HEADERS=DIR``).
 """
 
 from __future__ import annotations
