@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ..rules.vocabulary import Vocabulary
@@ -24,49 +23,13 @@ from .families import (
     Family,
     derive,
 )
-from .headers import HeaderSet, Version, version_label
+from .headers import Declarations, HeaderSet, Version, header_release, release_label, version_label
 from .irregular import Name, Prefix
 from .model import Item, Table
 from .pytorch import torch_headers, torch_names, torch_version
-from .vendor import VENDOR, VENDOR_NOTE, Vendor, VendorReport, apply_vendor
+from .vendor import VENDOR, Vendor, VendorReport, apply_vendor
 
 CURATED = "curated"
-
-
-def release_label(version: Version, generation: int | None) -> str:
-    """``CUDA 13`` for any release of the newest generation read, else the release
-    (``CUDA 12.9``, ``CUDA 11.8``): the newest that declares a name CUDA 13 dropped."""
-    if generation is not None and version[0] == generation:
-        return f"CUDA {generation}"
-    return f"CUDA {version_label(version)}"
-
-
-@dataclass
-class Declarations:
-    """Where each name is declared, over every CUDA header read: the newest release
-    declaring it, the header, and its kind (for entries that need no family's scan)."""
-
-    newest: dict[str, tuple[Version, str, str]] = field(default_factory=dict)
-    generation: int | None = None
-
-    @classmethod
-    def of(cls, hs: HeaderSet, rels: Iterable[str]) -> Declarations:
-        rels = sorted(set(rels))
-        out = cls(generation=hs.generation(rels))
-        for rel in rels:
-            decl = hs.declared(rel)
-            kinds = {n: k for k, names in (("macro", decl.macros), ("constant", decl.constants),
-                                           ("type", decl.types), ("function", decl.functions))
-                     for n in names}
-            for name, version in hs.newest(rel).items():
-                cur = out.newest.get(name)
-                if cur is None or version > cur[0]:
-                    out.newest[name] = (version, rel, kinds.get(name, "name"))
-        return out
-
-    def version(self, name: str) -> str | None:
-        hit = self.newest.get(name)
-        return None if hit is None else release_label(hit[0], self.generation)
 
 
 def _kinds(hs: HeaderSet, headers: list[str]) -> tuple[dict[str, str], dict[str, set[str]]]:
@@ -227,7 +190,7 @@ def build_headers(hs: HeaderSet, tables: dict[str, Table], vocab: Vocabulary | N
         for rel in hs.match(patterns):
             if rel in curated or rel.startswith("generated_"):
                 continue
-            newest = _header_release(hs, rel)
+            newest = header_release(hs, rel)
             source = f"cuda-{version_label(newest)} header {rel}"
             version = release_label(newest, generation)
             base = PurePosixPath(rel).name
@@ -251,10 +214,6 @@ def build_headers(hs: HeaderSet, tables: dict[str, Table], vocab: Vocabulary | N
     return Table("headers", "Header names, with their include delimiters", "supported",
                  f"musa-port brief (BRIEF.md: Headers); derived from the family headers in {labels}",
                  dict(sorted(entries.items())))
-
-
-def _header_release(hs: HeaderSet, rel: str) -> Version:
-    return max(v for o, _ in hs.files[rel] if (v := hs.versions.get(o)))
 
 
 def build_macros(decl: Declarations, vocab: Vocabulary | None) -> Table:
@@ -285,60 +244,6 @@ def build_pytorch(hs: HeaderSet, owned: set[str], vocab: Vocabulary | None,
         sources += (f"; {torch_version(hs)} headers (ATen/cuda, c10/cuda, torch/csrc/cuda); "
                     f"torch_musa's names and headers ({vendor.label})")
     return Table("pytorch", "PyTorch / torch_musa names", "supported", sources, dict(sorted(entries.items())))
-
-
-# --- the vendor's names -----------------------------------------------------------------
-
-# A vendor-only name's family by the first vocabulary word in it.
-WORD_FAMILY = {
-    "CUBLAS": "cublas", "CUBLASLT": "cublas", "CUBLASXT": "cublas", "CURAND": "curand",
-    "CUSPARSE": "cusparse", "CUFFT": "cufft", "CUSOLVER": "cusolver", "CUSOLVERRF": "cusolver",
-    "CUDNN": "cudnn", "NCCL": "nccl", "CUPTI": "cupti", "NVTX": "nvtx", "NPP": "npp",
-    "NPPI": "npp", "NPPS": "npp", "CUBIN": "driver", "NVVM": "device", "CUDACC": "macros",
-}
-
-
-def _family_of(vocab: Vocabulary | None):
-    def family_of(key: str, vendor_table: str) -> str:
-        if vendor_table in ("extra", "include") or not re.fullmatch(r"[A-Za-z_]\w*", key):
-            return "pytorch"  # torch's names (extra.json) and file names
-        if re.match(irregular.FP16_KEEP_PATTERN, key):
-            return "fp16_bf16"
-        if key.startswith("__nv"):
-            return "device"  # libdevice and NVVM intrinsics (__nv_sinf, __nvvm_*)
-        for fam in FAMILIES:
-            if derive(key, irregular.PREFIXES[fam.name], fam.pfn) is not None:
-                return fam.name
-        if vocab is not None:
-            for part in key.replace("_", " ").split():
-                for word, fam_name in WORD_FAMILY.items():
-                    if part.upper().startswith(word) and vocab.rename_part(part) is not None:
-                        return fam_name
-        return "runtime"
-    return family_of
-
-
-def _vendor_item(hs: HeaderSet, decl: Declarations):
-    by_name = {f.name: f for f in FAMILIES}
-
-    def header_version(path: str) -> str | None:
-        if path not in hs.files or not any(hs.versions.get(o) for o, _ in hs.files[path]):
-            return None
-        return release_label(_header_release(hs, path), decl.generation)
-
-    def item_for(key: str, musa: str, family: str) -> Item:
-        fam = by_name.get(family)
-        status, note = (fam.default_status if fam else "supported"), ""
-        kind = decl.newest[key][2] if key in decl.newest else ("header" if key[:1] in '<"' else "name")
-        if fam is not None and fam.classify is not None:
-            d = derive(key, irregular.PREFIXES[family], fam.pfn)
-            if d is not None:
-                status, note = fam.classify(Context(key, kind, frozenset(), d[1]), status, note)
-        if status == "unsupported":
-            status, note = "unknown", VENDOR_NOTE
-        version = header_version(key[1:-1]) if kind == "header" else decl.version(key)
-        return Item(musa, status, VENDOR, version, note, kind=kind)
-    return item_for
 
 
 def assign_primaries(tables: dict[str, Table]) -> None:
@@ -392,7 +297,7 @@ def build_all(hs: HeaderSet, partial: bool = False, vendor: Vendor | None = None
     tables["pytorch"] = build_pytorch(hs, owned, vocab, vendor)
     report = None
     if vendor is not None:
-        report = apply_vendor(tables, vendor, _family_of(vocab), _vendor_item(hs, decl))
+        report = apply_vendor(tables, vendor, hs, decl, vocab)
         for table in tables.values():
             table.entries = dict(sorted(table.entries.items()))
     assign_primaries(tables)

@@ -177,6 +177,47 @@ class HeaderSet:
         return sorted({o for o, _ in self.files[rel]})
 
 
+def release_label(version: Version, generation: int | None) -> str:
+    """``CUDA 13`` for any release of the newest generation read, else the release
+    (``CUDA 12.9``, ``CUDA 11.8``): the newest that declares a name CUDA 13 dropped."""
+    if generation is not None and version[0] == generation:
+        return f"CUDA {generation}"
+    return f"CUDA {version_label(version)}"
+
+
+@dataclass
+class Declarations:
+    """Where each name is declared, over every CUDA header read: the newest release
+    declaring it, the header, and its kind (for entries that need no family's scan)."""
+
+    newest: dict[str, tuple[Version, str, str]] = field(default_factory=dict)
+    generation: int | None = None
+
+    @classmethod
+    def of(cls, hs: HeaderSet, rels: Iterable[str]) -> Declarations:
+        rels = sorted(set(rels))
+        out = cls(generation=hs.generation(rels))
+        for rel in rels:
+            decl = hs.declared(rel)
+            kinds = {n: k for k, names in (("macro", decl.macros), ("constant", decl.constants),
+                                           ("type", decl.types), ("function", decl.functions))
+                     for n in names}
+            for name, version in hs.newest(rel).items():
+                cur = out.newest.get(name)
+                if cur is None or version > cur[0]:
+                    out.newest[name] = (version, rel, kinds.get(name, "name"))
+        return out
+
+    def version(self, name: str) -> str | None:
+        hit = self.newest.get(name)
+        return None if hit is None else release_label(hit[0], self.generation)
+
+
+def header_release(hs: HeaderSet, rel: str) -> Version:
+    """The newest CUDA release with a copy of header ``rel``."""
+    return max(v for o, _ in hs.files[rel] if (v := hs.versions.get(o)))
+
+
 def _cuda_version(cuda_h: str) -> Version | None:
     m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", cuda_h)
     if not m:

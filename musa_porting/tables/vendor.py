@@ -16,9 +16,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..rules.vocabulary import split_parts
+from ..rules.vocabulary import Vocabulary, split_parts
 from . import irregular
-from .model import Table
+from .families import FAMILIES, Context, derive
+from .headers import Declarations, HeaderSet, header_release, release_label
+from .model import Item, Table
 from .vocabulary import VENDOR_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,13 +106,63 @@ def disagreement_group(cuda: str, vendor: str, rules: str | None) -> str:
     return "a different name"
 
 
-def apply_vendor(tables: dict[str, Table], vendor: Vendor, family_of, item_for) -> VendorReport:
-    """The vendor's MUSA name for every key it maps, in place.
+# A vendor-only name's family by the first vocabulary word in it.
+WORD_FAMILY = {
+    "CUBLAS": "cublas", "CUBLASLT": "cublas", "CUBLASXT": "cublas", "CURAND": "curand",
+    "CUSPARSE": "cusparse", "CUFFT": "cufft", "CUSOLVER": "cusolver", "CUSOLVERRF": "cusolver",
+    "CUDNN": "cudnn", "NCCL": "nccl", "CUPTI": "cupti", "NVTX": "nvtx", "NPP": "npp",
+    "NPPI": "npp", "NPPS": "npp", "CUBIN": "driver", "NVVM": "device", "CUDACC": "macros",
+}
 
-    ``family_of(cuda, vendor_table)`` names the table a vendor-only name goes to;
-    ``item_for(cuda, musa, family)`` makes its entry (status, version). Header keys get
-    both include forms in ``headers``.
-    """
+
+def vendor_family(key: str, vendor_table: str, vocab: Vocabulary | None) -> str:
+    """The table a name only the vendor maps goes to: torch's names to ``pytorch``,
+    libdevice's to ``device``, else the family whose prefix rule takes it, else the
+    family of the first CUDA word in it."""
+    if vendor_table in ("extra", "include") or not re.fullmatch(r"[A-Za-z_]\w*", key):
+        return "pytorch"  # torch's names (extra.json) and file names
+    if re.match(irregular.FP16_KEEP_PATTERN, key):
+        return "fp16_bf16"
+    if key.startswith("__nv"):
+        return "device"  # libdevice and NVVM intrinsics (__nv_sinf, __nvvm_*)
+    for fam in FAMILIES:
+        if derive(key, irregular.PREFIXES[fam.name], fam.pfn) is not None:
+            return fam.name
+    if vocab is not None:
+        for part in key.replace("_", " ").split():
+            for word, fam_name in WORD_FAMILY.items():
+                if part.upper().startswith(word) and vocab.rename_part(part) is not None:
+                    return fam_name
+    return "runtime"
+
+
+def vendor_item(key: str, musa: str, family: str, hs: HeaderSet, decl: Declarations) -> Item:
+    """The entry of a name only the vendor maps: its family's status rules (graphics
+    interop and the like: unknown, since the vendor names a MUSA form), the newest
+    release declaring it, if any."""
+    fam = next((f for f in FAMILIES if f.name == family), None)
+    status, note = (fam.default_status if fam else "supported"), ""
+    kind = decl.newest[key][2] if key in decl.newest else ("header" if key[:1] in '<"' else "name")
+    if fam is not None and fam.classify is not None:
+        d = derive(key, irregular.PREFIXES[family], fam.pfn)
+        if d is not None:
+            status, note = fam.classify(Context(key, kind, frozenset(), d[1]), status, note)
+    if status == "unsupported":
+        status, note = "unknown", VENDOR_NOTE
+    if kind != "header":
+        version = decl.version(key)
+    elif key[1:-1] in hs.files and any(hs.versions.get(o) for o, _ in hs.files[key[1:-1]]):
+        version = release_label(header_release(hs, key[1:-1]), decl.generation)
+    else:
+        version = None
+    return Item(musa, status, VENDOR, version, note, kind=kind)
+
+
+def apply_vendor(tables: dict[str, Table], vendor: Vendor, hs: HeaderSet, decl: Declarations,
+                 vocab: Vocabulary | None) -> VendorReport:
+    """The vendor's MUSA name for every key it maps, in place; a name no table has is
+    added (``vendor_family``, ``vendor_item``). Header keys get both include forms in
+    ``headers``."""
     report = VendorReport(label=vendor.label)
     where = {key: fam for fam, t in tables.items() for key in t.entries}
 
@@ -119,7 +171,7 @@ def apply_vendor(tables: dict[str, Table], vendor: Vendor, family_of, item_for) 
         if fam is None:
             if family not in tables:
                 return  # a partial run without that family's headers
-            tables[family].entries[key] = item_for(key, musa, family)
+            tables[family].entries[key] = vendor_item(key, musa, family, hs, decl)
             where[key] = family
             report.added[family] = report.added.get(family, 0) + 1
             return
@@ -137,7 +189,7 @@ def apply_vendor(tables: dict[str, Table], vendor: Vendor, family_of, item_for) 
         if reason is not None:
             report.exceptions.append((key, musa, reason))
             continue
-        put(key, musa, family_of(key, table))
+        put(key, musa, vendor_family(key, table, vocab))
     for key, (musa, _table) in sorted(vendor.headers.items()):
         reason = exception_reason(key)
         if reason is not None:
