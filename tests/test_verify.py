@@ -139,3 +139,5 @@ def test_shim_aliases_namespaces_but_not_qualified_constants(tmp_path):
     names = (tmp_path / shim.NAMES).read_text()
     assert "namespace musa = cuda;" in names and "#define kMUSA kCUDA" in names
     assert "namespace kMUSA" not in names
+    # .is_cuda() -> .is_musa(): the method is mapped back, once (also for ->is_musa()).
+    assert names.count("#define is_musa is_cuda\n") == 1

@@ -27,6 +27,7 @@ from .ninja import write_if_changed
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAMESPACE = re.compile(r"([A-Za-z_]\w*)::([A-Za-z_]\w*)")
+_METHOD_CALL = re.compile(r"(?:\.|->)([A-Za-z_]\w*)\(\)")  # .is_cuda() -> .is_musa()
 # MUSA names a rule may produce; anything else (kPrivateUse1, is_privateuseone) is a real
 # name in CUDA builds too and must not be redefined.
 _MUSA_NAME = re.compile(r"^(?:__)?(?:musa|MUSA|mu|MU|mt|MT|mccl|MCCL|mupti|MUPTI|mtpp|Mtpp|MTPP)"
@@ -49,6 +50,7 @@ def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | No
     dest.mkdir(parents=True, exist_ok=True)
     reverse = ruleset.reversed()  # MUSA -> CUDA, the primary CUDA name for shared ones
     defines: list[str] = []
+    defined: set[str] = set()  # .is_musa() and ->is_musa() both define is_musa
     aliases: dict[str, list[tuple[str, str]]] = {}
     headers: dict[str, str] = {}
     for musa, r in sorted(reverse.items()):
@@ -63,12 +65,16 @@ def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | No
                 and ns_c.group(2).islower():
             aliases.setdefault(ns_m.group(1), []).append((ns_m.group(2), ns_c.group(2)))
             continue
+        call_m, call_c = _METHOD_CALL.fullmatch(musa), _METHOD_CALL.fullmatch(cuda)
+        if call_m and call_c and _MUSA_NAME.search(call_m.group(1)):
+            musa, cuda = call_m.group(1), call_c.group(1)  # the method: #define is_musa is_cuda
         if not (_IDENT.fullmatch(musa) and _IDENT.fullmatch(cuda)) or not _MUSA_NAME.search(musa):
             continue
         if _is_compiler_macro(cuda):
             defines.append(f"#if defined({cuda})\n#define {musa} {cuda}\n#endif")
-        else:
+        elif musa not in defined:
             defines.append(f"#define {musa} {cuda}")
+        defined.add(musa)
 
     # Includes the port rewrote into headers no rule names (a user's /cuda/ -> /musa/):
     # map them back to what the CUDA original included.
