@@ -42,15 +42,16 @@ NAMES = "musa_port_names.h"
 POISON = "musa_port_poison.h"
 
 
-def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | None = None
-             ) -> None:
+def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | None = None,
+             own_macros: Iterable[str] = ()) -> None:
     """Write the shim's shared parts into ``dest``: the header files, the names header
     (MUSA names as CUDA names) and the poison header. ``renamed_includes`` maps
-    include targets the port rewrote to the original's (delimited) target."""
+    include targets the port rewrote to the original's (delimited) target;
+    ``own_macros`` are names the ported tree defines itself, which are not mapped."""
     dest.mkdir(parents=True, exist_ok=True)
     reverse = ruleset.reversed()  # MUSA -> CUDA, the primary CUDA name for shared ones
     defines: list[str] = []
-    defined: set[str] = set()  # .is_musa() and ->is_musa() both define is_musa
+    defined: set[str] = set(own_macros)  # and .is_musa() / ->is_musa() define is_musa once
     aliases: dict[str, list[tuple[str, str]]] = {}
     headers: dict[str, str] = {}
     for musa, r in sorted(reverse.items()):
@@ -70,9 +71,11 @@ def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | No
             musa, cuda = call_m.group(1), call_c.group(1)  # the method: #define is_musa is_cuda
         if not (_IDENT.fullmatch(musa) and _IDENT.fullmatch(cuda)) or not _MUSA_NAME.search(musa):
             continue
+        if musa in defined:
+            continue
         if _is_compiler_macro(cuda):
             defines.append(f"#if defined({cuda})\n#define {musa} {cuda}\n#endif")
-        elif musa not in defined:
+        else:
             defines.append(f"#define {musa} {cuda}")
         defined.add(musa)
 
