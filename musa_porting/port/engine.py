@@ -55,8 +55,9 @@ def _trie_insert(root: dict, key: bytes, mark: object, *, replace: bool = True) 
         node.setdefault(_END, mark)
 
 
-def _trie_pattern(keys: Sequence[bytes]) -> bytes:
-    """Build a backtracking regex equivalent to leftmost-longest over ``keys``."""
+def _trie_pattern(keys: Sequence[bytes], boundaries: bool = True) -> bytes:
+    """Build a backtracking regex equivalent to leftmost-longest over ``keys`` (with
+    ``boundaries=False``, without the identifier checks at the keys' edges)."""
     root: dict = {}
     end = _END
     for key in keys:
@@ -67,12 +68,12 @@ def _trie_pattern(keys: Sequence[bytes]) -> bytes:
         for byte in sorted(b for b in node if b is not end):
             child = node[byte]
             part = re.escape(bytes([byte]))
-            if depth == 0 and byte in _ALNUM:
+            if depth == 0 and byte in _ALNUM and boundaries:
                 part += _LEFT_BOUNDARY
             branches.append(part + emit(child, depth + 1, byte))
         # Longer continuations are listed first; the key ending here is the fallback.
         if end in node:
-            branches.append(_RIGHT_BOUNDARY if prev in _ALNUM else b"")
+            branches.append(_RIGHT_BOUNDARY if prev in _ALNUM and boundaries else b"")
         if not branches:
             return b""
         if len(branches) == 1:
@@ -93,6 +94,12 @@ class Matcher:
     one regex that yields identifier tokens with a known first two characters, then
     a dict lookup; the few other keys (``_CUH``, ``::cuda::``, header names) go into
     a trie regex. Compiling a trie of every key would cost seconds per run.
+
+    The token regex only looks at positions holding a byte that starts some key, so a
+    few keys starting with common letters (``setCurrentCUDAStream``, ``empty_cuda``)
+    would make it stop at most of a file. Such a key is found from inside instead: from
+    its first byte that also starts many keys (``C`` of ``CurrentCUDAStream``), its
+    head (``set``) and the identifier boundary before it checked in Python.
     """
 
     def __init__(self, rules: Mapping[str, object]):
@@ -115,7 +122,8 @@ class Matcher:
                 self.headers[kb] = item
             else:
                 self._others[kb] = item
-        self._word_re = _word_regex(self._words) if self._words else None
+        self._anchored = _anchored_keys(self._words)
+        self._word_re = _word_regex(self._words, self._anchored) if self._words else None
         self._other_re = (
             re.compile(_trie_pattern(sorted(self._others)), re.DOTALL) if self._others else None
         )
@@ -126,15 +134,13 @@ class Matcher:
     def finditer(self, data: bytes, start: int = 0, end: int | None = None):
         """Yield (start, end, key, value, rule) for each leftmost-longest match."""
         end = len(data) if end is None else end
-        words, others = self._words, self._others
+        others = self._others
         word_re, other_re = self._word_re, self._other_re
         if other_re is None and word_re is None:
             return
         if other_re is None:
-            for m in word_re.finditer(data, start, end):  # type: ignore[union-attr]
-                hit = words.get(m.group())
-                if hit is not None:
-                    yield (m.start(), m.end(), *hit)
+            for s, e, hit in self._word_hits(data, start, end):
+                yield (s, e, *hit)
             return
         if word_re is None:
             for m in other_re.finditer(data, start, end):
@@ -144,41 +150,92 @@ class Matcher:
         # Both: merge, leftmost first, longer on a tie. Word tokens never overlap each
         # other and start only at identifier boundaries, so one finditer serves: tokens
         # that an earlier match covered are skipped.
-        tokens = word_re.finditer(data, start, end)
+        tokens = self._word_hits(data, start, end)
 
         def next_word(pos: int):
-            for m in tokens:
-                if m.start() >= pos and m.group() in words:
-                    return m
+            for hit in tokens:
+                if hit[0] >= pos:
+                    return hit
             return None
 
         pos = start
         mo = other_re.search(data, pos, end)
         mw = next_word(pos)
         while mo is not None or mw is not None:
-            if mw is None or (mo is not None and (mo.start() < mw.start() or (
-                    mo.start() == mw.start() and mo.end() > mw.end()))):
-                m, hit = mo, others[mo.group()]  # type: ignore[union-attr]
+            if mw is None or (mo is not None and (mo.start() < mw[0] or (
+                    mo.start() == mw[0] and mo.end() > mw[1]))):
+                s, e, hit = mo.start(), mo.end(), others[mo.group()]  # type: ignore[union-attr]
             else:
-                m, hit = mw, words[mw.group()]
-            yield (m.start(), m.end(), *hit)  # type: ignore[union-attr]
-            pos = m.end()  # type: ignore[union-attr]
+                s, e, hit = mw
+            yield (s, e, *hit)
+            pos = e
             if mo is not None and mo.start() < pos:
                 mo = other_re.search(data, pos, end)
-            if mw is not None and mw.start() < pos:
+            if mw is not None and mw[0] < pos:
                 mw = next_word(pos)
+
+    def _word_hits(self, data: bytes, start: int, end: int):
+        """(start, end, hit) of each whole-identifier key, in order."""
+        words, anchored = self._words, self._anchored
+        for m in self._word_re.finditer(data, start, end):  # type: ignore[union-attr]
+            if m.lastgroup is None:
+                hit = words.get(m.group())
+                if hit is not None:
+                    yield m.start(), m.end(), hit
+                continue
+            # Found from inside: the key's head must stand right before, at an
+            # identifier start.
+            at = m.start()
+            for head, key in anchored[m.group()]:
+                s = at - len(head)
+                if s >= start and data.startswith(head, s) and (
+                        s == 0 or data[s - 1] not in IDENT_BYTES):
+                    yield s, m.end(), words[key]
+                    break
 
 
 _PREFIX = 4  # bytes of each key the token regex checks before the dict lookup
+# A byte that starts at least this many keys is one the token regex stops at anyway;
+# a key starting with a rarer byte is found from its first such byte inside.
+_COMMON_START = 16
 
 
-def _word_regex(words: Mapping[bytes, object]) -> re.Pattern[bytes]:
+def _anchored_keys(words: Mapping[bytes, object]) -> dict[bytes, list[tuple[bytes, bytes]]]:
+    """Keys whose first byte starts few keys, by their tail from the first byte that
+    starts many (``setCurrentCUDAStream`` -> ``CurrentCUDAStream``: ``set``), longest
+    head first. A key with no such byte after its first stays a token key."""
+    counts: dict[int, int] = {}
+    for k in words:
+        counts[k[0]] = counts.get(k[0], 0) + 1
+    common = {b for b, n in counts.items() if n >= _COMMON_START}
+    out: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    for k in words:
+        if k[0] in common:
+            continue
+        i = next((i for i in range(1, len(k)) if k[i] in common), None)
+        if i is not None:
+            out.setdefault(k[i:], []).append((k[:i], k))
+    for heads in out.values():
+        heads.sort(key=lambda hk: (-len(hk[0]), hk[0]))
+    return out
+
+
+def _word_regex(words: Mapping[bytes, object],
+                anchored: Mapping[bytes, object] | None = None) -> re.Pattern[bytes]:
     """Identifier tokens, at identifier starts, that begin with the first bytes of some
     key. The distinct 4-byte prefixes are few (hundreds for 30,000 keys) so their trie
-    compiles fast, and they are selective enough that few tokens reach Python."""
+    compiles fast, and they are selective enough that few tokens reach Python.
+
+    The tails of the ``anchored`` keys (to an identifier end, anywhere) are alternatives
+    after the same first bytes, in a group named after that byte: one scan, stopping
+    only at bytes that start many keys."""
+    anchored = anchored or {}
     prefixes: set[bytes] = set()
     short: set[bytes] = set()
+    inside = {key for heads in anchored.values() for _, key in heads}  # type: ignore[attr-defined]
     for k in words:
+        if k in inside:
+            continue
         if len(k) <= _PREFIX:
             short.add(k)
         else:
@@ -189,6 +246,9 @@ def _word_regex(words: Mapping[bytes, object]) -> re.Pattern[bytes]:
         _trie_insert(root, p, "prefix")
     for k in short:
         _trie_insert(root, k, "word", replace=False)  # a prefix node already matches it
+    tails: dict[int, list[bytes]] = {}
+    for t in anchored:
+        tails.setdefault(t[0], []).append(t[1:])
 
     def emit(node: dict, depth: int) -> bytes:
         branches = []
@@ -206,7 +266,17 @@ def _word_regex(words: Mapping[bytes, object]) -> re.Pattern[bytes]:
             return branches[0]
         return b"(?:" + b"|".join(branches) + b")"
 
-    return re.compile(emit(root, 0))
+    branches = []
+    for b in sorted(set(x for x in root if x is not end) | set(tails)):
+        alts = []
+        if b in root:
+            alts.append(_LEFT_BOUNDARY + emit(root[b], 1))
+        if b in tails:
+            alts.append(b"(?P<t%d>" % b + _trie_pattern(sorted(tails[b]), boundaries=False)
+                        + _RIGHT_BOUNDARY + b")")
+        branches.append(re.escape(bytes([b])) + (alts[0] if len(alts) == 1 else
+                                                 b"(?:" + b"|".join(alts) + b")"))
+    return re.compile(b"|".join(branches) if branches else b"(?!)")
 
 
 @dataclass
