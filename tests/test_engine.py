@@ -106,3 +106,21 @@ def test_port_text_library_call():
         (1, 5, "cudaMalloc", "musaMalloc"), (2, 15, "cu", "mu")]
     data, _ = port_text(b"cudaStream_t s; // caf\xe9")
     assert data == b"musaStream_t s; // caf\xe9"
+
+
+def test_keys_starting_with_a_rare_byte_are_whole_identifiers_too():
+    """With many keys starting with one byte (``c``), a key starting with a rare one
+    (``setCurrentCUDAStream``, ``resetCUDABlas``) is found from inside the identifier;
+    it still matches only a whole identifier, and the longest head wins."""
+    rules = {f"cudaFn{i}": f"musaFn{i}" for i in range(40)}
+    rules.update({f"CUfn{i}": f"MUfn{i}" for i in range(40)})
+    rules.update({"setCUDABlas": "setMUSABlas", "resetCUDABlas": "resetMUSABlas",
+                  "empty_cuda": "empty_musa", "kCUDA": "kMUSA"})
+    m = Matcher(rules)
+    assert {b"CUDABlas", b"cuda", b"CUDA"} <= set(m._anchored)  # found from inside
+    text = (b"setCUDABlas(); resetCUDABlas(); xsetCUDABlas(); setCUDABlasX(); empty_cuda;"
+            b" my_empty_cuda; at::kCUDA; kCUDA_; cudaFn3(); mkCUDA; kCUDA")
+    assert rewrite(text, m).data == (
+        b"setMUSABlas(); resetMUSABlas(); xsetCUDABlas(); setCUDABlasX(); empty_musa;"
+        b" my_empty_cuda; at::kMUSA; kCUDA_; musaFn3(); mkCUDA; kMUSA")
+    assert rewrite(b"kCUDA", m).data == b"kMUSA"  # at offset zero

@@ -95,6 +95,11 @@ def test_mmcv_scenario(mmcv_tree, how, rules):
     assert "#define MUSA_1D_KERNEL_LOOP" in common and "CUDA_1D_KERNEL_LOOP" not in common
     assert "MUSA_1D_KERNEL_LOOP(" in (out / "common/cuda/roi_align_cuda_kernel.muh").read_text()
 
+    # The PyTorch C++ API as current torch_musa names it (issue 13).
+    nms = (out / "pytorch/cuda/nms_cuda.mu").read_text()
+    assert '#include "torch_musa/csrc/core/MUSACachingAllocator.h"' in nms
+    assert "c10::musa::MUSACachingAllocator::raw_alloc" in nms and "at::kMUSA" in nms
+
     # Byte-for-byte copies and byte-exact rewrites.
     assert (out / "common/lut.bin").read_bytes() == (mmcv_tree / "common/lut.bin").read_bytes()
     # The Makefile is ported (issue 15): the toolchain's names, nvcc's flags, the .cu

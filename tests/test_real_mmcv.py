@@ -128,3 +128,24 @@ def test_real_mmcv_is_the_same_with_the_pure_python_matcher(mmcv_csrc, tmp_path)
         trees.append({p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
                       if p.is_file() and p.name != ".musa-port-manifest.json"})
     assert trees[0] == trees[1]
+
+
+# mmcv's own macros and files built from CUDA words; the project-symbols work renames them.
+MMCV_OWN_NAMES = {"CUDA_1D_KERNEL_LOOP", "CUDA_2D_KERNEL_LOOP", "CUDA_2D_KERNEL_BLOCK_LOOP",
+                  "CUDA_INTRINSIC_FUNC", "cudawarpfunction"}
+
+
+def test_real_mmcv_leaves_no_torch_or_cuda_api_unported(mmcv_csrc, tmp_path):
+    """With the manual's rules, what MP1002 still names is mmcv's own (no CUDA 11/12
+    name, nvcc macro or PyTorch C++ name), and torch's headers port to torch_musa's."""
+    out, report = tmp_path / "out", tmp_path / "r.json"
+    run_cli(mmcv_csrc, "-o", out, "--ignore", ",".join(IGNORES), "--rule", MMCV_RULES_JSON,
+            "--report-json", report, "-q", check=0)
+    left = {d["text"] for d in json.loads(report.read_text())["diagnostics"] if d["id"] == "MP1002"}
+    assert left <= MMCV_OWN_NAMES
+    helper = (out / "common/pytorch_cuda_helper.hpp").read_text()
+    assert "#include <ATen/musa/MUSAApplyUtils.muh>" in helper
+    assert '#include "torch_musa/csrc/aten/musa/MUSADeviceUtils.muh"' in (
+        out / "common/cuda/carafe_cuda_kernel.muh").read_text()
+    spconv = (out / "common/utils/spconv/tensorview/helper_launch.h").read_text()
+    assert "MUSA_NUM_THREADS" in spconv  # torch's CUDA_NUM_THREADS, which mmcv redefines

@@ -128,12 +128,12 @@ def test_identity_rule_keeps_and_suppress_drops(planted, tmp_path):
 def test_source_column_maps_back_through_edits(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    # kCUDA -> kPrivateUse1 grows the line by 7 bytes before the leftover.
-    (src / "a.cpp").write_text("auto d = at::kCUDA; cudaFooBar();\n")
+    # DeviceType::CUDA -> DeviceType::PrivateUse1 grows the line by 7 bytes before the leftover.
+    (src / "a.cpp").write_text("auto d = at::DeviceType::CUDA; cudaFooBar();\n")
     out = tmp_path / "r.json"
     run_cli(src, "--report-json", out, check=0)
     [d] = json.loads(out.read_text())["diagnostics"]
-    assert (d["line"], d["column"], d["source_line"], d["source_column"]) == (1, 28, 1, 21)
+    assert (d["line"], d["column"], d["source_line"], d["source_column"]) == (1, 39, 1, 32)
 
 
 # -- 3. schema -----------------------------------------------------------------------------

@@ -109,6 +109,30 @@ def test_rich_table_entries_and_statuses(tmp_path):
     assert set(rs.rewriting()) == {"cudaA", "cudaB"}
 
 
+def test_rich_entries_say_their_source_and_version(tmp_path):
+    """A table's default_source / version apply to entries that do not say their own,
+    in a user's mapping folder as in the shipped tables."""
+    table = {
+        "family": "demo", "default_source": "vendor", "version": "CUDA 13",
+        "entries": {
+            "cudaA": "musaA",
+            "cudaOld": {"musa": "musaOld", "status": "supported", "version": "CUDA 11.8"},
+            "cudaMine": {"musa": "musaMine", "status": "supported", "source": "curated: me",
+                         "version": None},
+        },
+    }
+    d = tmp_path / "m"
+    d.mkdir()
+    (d / "demo.json").write_text(json.dumps(table, indent=1))
+    rules = {r.key: (r.origin, r.version) for r in load_rule_file(d / "demo.json", family="demo")}
+    assert rules == {"cudaA": ("vendor", "CUDA 13"), "cudaOld": ("vendor", "CUDA 11.8"),
+                     "cudaMine": ("curated: me", None)}
+    assert {k: (r.origin, r.version) for k, r in build_ruleset(mapping_dir=d).rules.items()} == rules
+    bad = write(tmp_path, "t.json", '{"family": "x", "entries": {\n "cudaA": {"musa": "a", "version": 13}}}')
+    with pytest.raises(PortError, match=r"t\.json:2:2: 'source' and 'version' of 'cudaA' must be strings"):
+        load_rule_file(bad)
+
+
 def test_rich_entry_without_musa_must_be_unsupported(tmp_path):
     p = write(tmp_path, "t.json", '{"family": "x", "entries": {\n "cudaA": {"status": "unknown"}}}')
     with pytest.raises(PortError, match=r"t\.json:2:2: entry 'cudaA' has no 'musa' name"):

@@ -14,13 +14,24 @@ from musa_porting.rules import build_ruleset
 def test_rules_lookup_text_and_json():
     proc = run_cli("rules", "cudaMalloc", check=0)
     line = proc.stdout.strip()
-    assert line.startswith("cudaMalloc -> musaMalloc  [runtime, supported]")
+    assert line.startswith("cudaMalloc -> musaMalloc  [runtime, supported] source: vendor; "
+                           "version: CUDA 13; ")
     assert line.endswith("runtime.json")
     data = json.loads(run_cli("rules", "cudaMalloc", "--format", "json", check=0).stdout)
     [r] = data["rules"]
-    assert (r["cuda"], r["musa"], r["family"], r["status"]) == (
-        "cudaMalloc", "musaMalloc", "runtime", "supported")
-    assert r["source"].endswith("runtime.json") and data["missing"] == []
+    assert (r["cuda"], r["musa"], r["family"], r["status"], r["source"], r["version"]) == (
+        "cudaMalloc", "musaMalloc", "runtime", "supported", "vendor", "CUDA 13")
+    assert r["file"].endswith("runtime.json") and data["missing"] == []
+
+
+def test_rules_shows_where_an_entry_comes_from_and_its_cuda_version():
+    """A name CUDA 13 dropped, one derived from a header, a torch one, a curated one."""
+    out = run_cli("rules", "cudaBindTexture", "cufftXtSetDistribution", "CUDA_NUM_THREADS",
+                  "kCUDA", check=0).stdout.splitlines()
+    assert "[runtime, unknown] source: vendor; version: CUDA 11.8; " in out[0]  # textures: unverified
+    assert "source: cuda-11.8 header cufftXt.h; version: CUDA 11.8; " in out[1]
+    assert "source: torch header ATen/cuda/detail/KernelUtils.h; version: torch 2.13.0; " in out[2]
+    assert out[3].startswith("kCUDA -> kMUSA  [pytorch, supported] source: curated: ")
 
 
 def test_rules_missing_name_exits_1():
@@ -44,7 +55,7 @@ def test_rules_families_and_user_rules(tmp_path):
     user = tmp_path / "u.json"
     user.write_text('{"cudaMalloc": "myMalloc"}')
     proc = run_cli("rules", "cudaMalloc", "--rule", user, check=0)
-    assert proc.stdout.startswith("cudaMalloc -> myMalloc  [user, supported]")
+    assert proc.stdout.startswith(f"cudaMalloc -> myMalloc  [user, supported] {user}")
 
 
 def test_disable_family_reports_instead_of_rewriting(tmp_path):

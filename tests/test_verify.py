@@ -127,3 +127,35 @@ def test_ptx_mode_reverifies_only_what_a_touched_header_reaches(ported_app, lib_
     assert _verify(out, lib_includes, "--mode", "ptx", report=report).returncode == 0
     third = objects()
     assert sorted(f for f in third if third[f] != first[f]) == ["src/gemm.mu", "src/saxpy.mu"]
+
+
+def test_shim_aliases_namespaces_but_not_qualified_constants(tmp_path):
+    """at::cuda -> at::musa is a namespace alias; at::kCUDA -> at::kMUSA is a constant,
+    mapped back by its unqualified rule (a namespace alias for it did not compile)."""
+    from musa_porting.compile import shim
+    from musa_porting.rules import build_ruleset
+
+    shim.generate(build_ruleset(), tmp_path)
+    names = (tmp_path / shim.NAMES).read_text()
+    assert "namespace musa = cuda;" in names and "#define kMUSA kCUDA" in names
+    assert "namespace kMUSA" not in names
+    # .is_cuda() -> .is_musa(): the method is mapped back, once (also for ->is_musa()).
+    assert names.count("#define is_musa is_cuda\n") == 1
+
+
+@needs_nvcc
+def test_a_macro_the_project_defines_itself_is_left_to_it(tmp_path):
+    """mmcv defines its own CUDA_KERNEL_LOOP (a name torch has too) under #ifndef; the
+    port renames both to MUSA_KERNEL_LOOP, and the shim must not pre-empt the
+    project's definition with a mapping to CUDA's."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "loop.cuh").write_text(
+        "#ifndef CUDA_KERNEL_LOOP\n#define CUDA_KERNEL_LOOP(i, n) \\\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x)\n#endif\n")
+    (src / "k.cu").write_text('#include "loop.cuh"\n__global__ void k(float *x, int n) {\n'
+                              "  CUDA_KERNEL_LOOP(i, n) { x[i] = 0; }\n}\n")
+    run_cli(src, "-q", check=0)
+    assert "MUSA_KERNEL_LOOP(i, n)" in (tmp_path / "src_musa/k.mu").read_text()
+    proc = _verify(tmp_path / "src_musa", [], "--mode", "ptx")
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -26,7 +26,11 @@ from .common import CONTEXT, EXIT_CHECK, fail, split_csv
 @click.option("--enable-family", "enable_families", multiple=True, metavar="NAMES")
 def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default_rules,
               mapping_dir, disable_families, enable_families):
-    """Look up rules: what NAME maps to, its family, status and table file.
+    """Look up rules: what NAME maps to, its family, status, source, version and file.
+
+    The source says where a default table's mapping comes from (vendor: Moore Threads'
+    tables; cuda-13.5 header X; torch header X; curated: ...), the version the newest
+    release whose headers declare the CUDA name (CUDA 11.8 for a name CUDA 12 dropped).
 
     \b
     Examples:
@@ -56,7 +60,8 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
     def row(r):
         return {"cuda": r.key, "musa": r.value, "family": r.family, "status": r.status,
                 "enabled": r.is_user or r.family not in rs.disabled,
-                "source": r.source, "note": r.note}
+                "source": r.origin or r.source, "version": r.version, "file": r.source,
+                "note": r.note}
 
     if show_families:
         counts: dict[str, int] = {}
@@ -87,8 +92,10 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
             target = d["musa"] if d["musa"] is not None else "(no MUSA equivalent)"
             state = "" if d["enabled"] else ", family off"
             note = f"  # {d['note']}" if d["note"] else ""
+            where = f"source: {d['source']}; " if d["source"] != d["file"] else ""
+            where += f"version: {d['version']}; " if d["version"] else ""
             click.echo(f"{d['cuda']} -> {target}  [{d['family']}, {d['status']}{state}] "
-                       f"{d['source']}{note}")
+                       f"{where}{d['file']}{note}")
         for n in missing:
             click.echo(f"{n}: no rule", err=True)
     if missing:

@@ -27,6 +27,7 @@ from .ninja import write_if_changed
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAMESPACE = re.compile(r"([A-Za-z_]\w*)::([A-Za-z_]\w*)")
+_METHOD_CALL = re.compile(r"(?:\.|->)([A-Za-z_]\w*)\(\)")  # .is_cuda() -> .is_musa()
 # MUSA names a rule may produce; anything else (kPrivateUse1, is_privateuseone) is a real
 # name in CUDA builds too and must not be redefined.
 _MUSA_NAME = re.compile(r"^(?:__)?(?:musa|MUSA|mu|MU|mt|MT|mccl|MCCL|mupti|MUPTI|mtpp|Mtpp|MTPP)"
@@ -41,14 +42,16 @@ NAMES = "musa_port_names.h"
 POISON = "musa_port_poison.h"
 
 
-def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | None = None
-             ) -> None:
+def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | None = None,
+             own_macros: Iterable[str] = ()) -> None:
     """Write the shim's shared parts into ``dest``: the header files, the names header
     (MUSA names as CUDA names) and the poison header. ``renamed_includes`` maps
-    include targets the port rewrote to the original's (delimited) target."""
+    include targets the port rewrote to the original's (delimited) target;
+    ``own_macros`` are names the ported tree defines itself, which are not mapped."""
     dest.mkdir(parents=True, exist_ok=True)
     reverse = ruleset.reversed()  # MUSA -> CUDA, the primary CUDA name for shared ones
     defines: list[str] = []
+    defined: set[str] = set(own_macros)  # and .is_musa() / ->is_musa() define is_musa once
     aliases: dict[str, list[tuple[str, str]]] = {}
     headers: dict[str, str] = {}
     for musa, r in sorted(reverse.items()):
@@ -57,15 +60,24 @@ def generate(ruleset: RuleSet, dest: Path, renamed_includes: dict[str, str] | No
             headers[musa[1:-1]] = cuda
             continue
         ns_m, ns_c = _NAMESPACE.fullmatch(musa), _NAMESPACE.fullmatch(cuda)
-        if ns_m and ns_c and ns_m.group(1) == ns_c.group(1) and _MUSA_NAME.search(ns_m.group(2)):
+        # at::cuda -> at::musa is a namespace (lower case); at::kCUDA -> at::kMUSA is not:
+        # its unqualified rule (kCUDA -> kMUSA) maps it back.
+        if ns_m and ns_c and ns_m.group(1) == ns_c.group(1) and _MUSA_NAME.search(ns_m.group(2)) \
+                and ns_c.group(2).islower():
             aliases.setdefault(ns_m.group(1), []).append((ns_m.group(2), ns_c.group(2)))
             continue
+        call_m, call_c = _METHOD_CALL.fullmatch(musa), _METHOD_CALL.fullmatch(cuda)
+        if call_m and call_c and _MUSA_NAME.search(call_m.group(1)):
+            musa, cuda = call_m.group(1), call_c.group(1)  # the method: #define is_musa is_cuda
         if not (_IDENT.fullmatch(musa) and _IDENT.fullmatch(cuda)) or not _MUSA_NAME.search(musa):
+            continue
+        if musa in defined:
             continue
         if _is_compiler_macro(cuda):
             defines.append(f"#if defined({cuda})\n#define {musa} {cuda}\n#endif")
         else:
             defines.append(f"#define {musa} {cuda}")
+        defined.add(musa)
 
     # Includes the port rewrote into headers no rule names (a user's /cuda/ -> /musa/):
     # map them back to what the CUDA original included.

@@ -123,6 +123,23 @@ def _renamed_includes(out: Path, src_root: Path | None, sources: dict[str, str]
     return mapped
 
 
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+
+
+def _own_macros(out: Path, rels) -> set[str]:
+    """Macros the ported tree defines itself. The shim leaves them to the project: mmcv
+    writes ``#ifndef MUSA_KERNEL_LOOP / #define MUSA_KERNEL_LOOP ...`` (ported from its
+    own CUDA_KERNEL_LOOP, a name torch has too), which a shim define would pre-empt."""
+    names: set[str] = set()
+    for rel in rels:
+        if os.path.splitext(rel)[1] in DEFAULT_SOURCE_EXTENSIONS:
+            try:
+                names.update(m.decode() for m in _DEFINE.findall((out / rel).read_bytes()))
+            except OSError:
+                continue
+    return names
+
+
 def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | None = None
                  ) -> Profile:
     if opts.mode not in MODES:
@@ -186,7 +203,7 @@ def verify(opts: VerifyOptions) -> BuildResult:
     shim_dir = build_dir / "shim"
     renamed = _renamed_includes(out, Path(manifest.src) if manifest.src else None,
                                 {rel: rec.src for rel, rec in manifest.files.items()})
-    generate(ruleset, shim_dir, renamed)
+    generate(ruleset, shim_dir, renamed, own_macros=_own_macros(out, manifest.files))
     profile = nvcc_profile(opts, shim_dir, _IncludeGraph(out))
     bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
                          only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),

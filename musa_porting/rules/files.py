@@ -237,15 +237,18 @@ def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> l
     if default_status not in STATUSES:
         raise PortError(f"'default_status' must be one of {', '.join(STATUSES)}", str(p),
                         *_line_col(text, fields["default_status"][1]))
+    origin = _optional_text(p, text, fields, "default_source")
+    version = _optional_text(p, text, fields, "version")
     entries = [(k, v, *_line_col(text, at)) for k, v, at in fields["entries"][0]]
     _check_entries(p, entries, allow_rich_values=True)
     rules = []
     for key, val, line, col in entries:
         if isinstance(val, str):
-            rules.append(Rule(key, val, fam, default_status, str(p), line))
+            rules.append(Rule(key, val, fam, default_status, str(p), line, "", False, origin or "",
+                              version))
             continue
         attrs = {k: v for k, v, _ in val}
-        unknown = set(attrs) - {"musa", "status", "note", "primary"}
+        unknown = set(attrs) - {"musa", "status", "note", "primary", "source", "version"}
         if unknown:
             raise PortError(f"unknown field {sorted(unknown)[0]!r} in entry {key!r}", str(p), line, col)
         status = attrs.get("status", default_status)
@@ -258,7 +261,22 @@ def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> l
             raise PortError(f"entry {key!r} has no 'musa' name; only unsupported entries may omit it",
                             str(p), line, col)
         note = attrs.get("note", "")
+        entry_origin = attrs.get("source", origin or "")
+        entry_version = attrs.get("version", version)
+        if not isinstance(entry_origin, str) or not (entry_version is None or isinstance(entry_version, str)):
+            raise PortError(f"'source' and 'version' of {key!r} must be strings", str(p), line, col)
         rules.append(Rule(key, musa, fam, status, str(p), line,
-                          note if isinstance(note, str) else "", attrs.get("primary") is True))
+                          note if isinstance(note, str) else "", attrs.get("primary") is True,
+                          entry_origin, entry_version))
     return rules
+
+
+def _optional_text(p: Path, text: str, fields, name: str) -> str | None:
+    """A table-level string field (``default_source``, ``version``), or None."""
+    if name not in fields:
+        return None
+    value, at = fields[name]
+    if value is not None and not isinstance(value, str):
+        raise PortError(f"{name!r} must be a string", str(p), *_line_col(text, at))
+    return value
 

@@ -27,6 +27,12 @@ class Rule(NamedTuple):
     line: int | None = None
     note: str = ""
     primary: bool = False  # the CUDA name --reverse picks when several map to one MUSA name
+    # Where the mapping comes from (a table entry's "source": vendor, cuda-13.5 header X,
+    # torch header X, curated: ...; ``source`` above is the file the rule was read from)
+    # and the newest release whose headers declare the CUDA name ("CUDA 11.8"; None:
+    # none read, or not said).
+    origin: str = ""
+    version: str | None = None
 
     @property
     def is_user(self) -> bool:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..rules.vocabulary import Vocabulary
 from . import irregular
 from .irregular import Prefix
 
@@ -54,6 +55,10 @@ DECORATION_NOTE = "header decoration macro; MUSA spelling not verified"
 # A library constant that names a CUDA API inside (`CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020`).
 EMBEDDED_API = re.compile(r"_(?:cuda|cu|nvtx)[A-Z]")
 EMBEDDED_API_NOTE = "names a CUDA API inside; MUSA's spelling of the rest not verified"
+# The driver API's prefix inside such a name, which the vocabulary (words of four letters
+# or more) leaves alone: CUPTI_DRIVER_TRACE_CBID_cuMemAlloc -> ..._muMemAlloc, as the
+# vendor's tables write it (cu64MemAlloc -> mu64MemAlloc too).
+EMBEDDED_DRIVER = re.compile(r"(?<=_)cu(?=[A-Z0-9])")
 
 
 @dataclass
@@ -78,6 +83,7 @@ class Family:
     # (ctx, status, note) -> (status, note): family-specific honesty
     classify: Classifier | None = None
     pfn: bool = False  # derive PFN_<name> typedefs (driver)
+    embeds_api: bool = False  # names embed API names (CUPTI callback ids): rename their prefix
     public_headers: tuple[str, ...] = ()  # for headers.json; default: top-level `headers`
 
 
@@ -215,12 +221,13 @@ FAMILIES: tuple[Family, ...] = (
         classify=_library(
             (EMBEDDED_API_NOTE, lambda c: bool(EMBEDDED_API.search(c.name[len(c.prefix.cuda):]))),
         ),
+        embeds_api=True,
         public_headers=("cupti*.h",),
     ),
     Family(
-        "nvtx", "NVTX (no MUSA equivalent known)",
+        "nvtx", "NVTX (MTTX on MUSA, unverified)",
         ("nvtx3/nvToolsExt*.h", "nvtx3/nvtx3.hpp"),
-        default_status="unsupported",
+        default_status="unknown",
         public_headers=("nvtx3/nvToolsExt*.h", "nvtx3/nvtx3.hpp"),
     ),
     Family("nvrtc", "NVRTC (no MUSA equivalent documented)", ("nvrtc.h",), default_status="unsupported"),
@@ -232,14 +239,18 @@ FAMILY_NAMES = tuple(f.name for f in FAMILIES)
 CURATED_FAMILIES = ("headers", "macros", "pytorch")
 
 
-def derive(name: str, prefixes: Iterable[Prefix], pfn: bool = False) -> tuple[str | None, Prefix] | None:
+def derive(name: str, prefixes: Iterable[Prefix], pfn: bool = False,
+           vocab: Vocabulary | None = None) -> tuple[str | None, Prefix] | None:
     """(MUSA name or None, the prefix rule) for ``name``, or None if no rule applies.
 
     The longest prefix the name starts with decides: ``cudart_x`` starts with
-    ``cuda`` but fails its ``follow`` check, and does not fall back to ``cu``.
+    ``cuda`` but fails its ``follow`` check, and does not fall back to ``cu``. With a
+    vocabulary, CUDA words in the rest of the name change too, as the vendor's tables
+    do: ``CUPTI_ACTIVITY_KIND_CUDA_EVENT -> MUPTI_ACTIVITY_KIND_MUSA_EVENT``,
+    ``CUDA_ERROR_NVLINK_UNCORRECTABLE -> MUSA_ERROR_MTLINK_UNCORRECTABLE``.
     """
     if pfn and name.startswith(irregular.PFN):
-        inner = derive(name[len(irregular.PFN):], prefixes)
+        inner = derive(name[len(irregular.PFN):], prefixes, vocab=vocab)
         if inner is None or inner[0] is None:
             return inner
         return irregular.PFN + inner[0], inner[1]
@@ -254,6 +265,8 @@ def derive(name: str, prefixes: Iterable[Prefix], pfn: bool = False) -> tuple[st
         return None
     if not rest and not best.bare:
         return None
-    return (None if best.musa is None else best.musa + rest), best
+    if best.musa is None:
+        return None, best
+    return best.musa + ((vocab.rename(rest) if vocab else None) or rest), best
 
 

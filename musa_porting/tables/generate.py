@@ -3,16 +3,21 @@
 The tables are derived from the real CUDA headers: the CUDA toolkit's include folder
 (``/usr/local/cuda/include``) plus the headers shipped inside NVIDIA's PyPI wheels
 (cuBLAS, cuRAND, cuSPARSE, cuFFT, cuSOLVER, cuDNN, NCCL, NVTX, NVRTC, CUPTI, NPP and
-the CUDA runtime). Every function, type, enum constant and macro a header declares
-(see ``scan.py``) whose name starts with its family's API prefix becomes an entry;
-the prefix changes and the rest stays (``cublasSgemm_v2 -> mublasSgemm_v2``,
-``CU_CUBEMAP_FACE_POSITIVE_X -> MU_CUBEMAP_FACE_POSITIVE_X``). ``irregular.py``
-holds the curated prefixes and whole names, each with its source.
+the CUDA runtime, in their CUDA 13 releases and, for the runtime and the math
+libraries, also CUDA 12.9 and 11.8). Every function, type, enum constant and macro a
+header declares (see ``scan.py``) whose name starts with its family's API prefix
+becomes an entry; the prefix changes, CUDA words inside change by the vocabulary
+(``mapping/vocabulary.json``), the rest stays (``cublasSgemm_v2 -> mublasSgemm_v2``,
+``CU_CUBEMAP_FACE_POSITIVE_X -> MU_CUBEMAP_FACE_POSITIVE_X``). The torch wheel's
+``ATen/cuda``, ``c10/cuda`` and ``torch/csrc/cuda`` headers give the ``pytorch``
+family. Then Moore Threads' own tables (``--vendor DIR``, torch_musa's data) override:
+where they map a name, their MUSA name wins. ``irregular.py`` holds the curated
+prefixes and whole names, each with its source.
 
 Usage (from a checkout; the output is deterministic, byte for byte, for the same
 headers, and needs no network)::
 
-    # once: the pinned wheels (about 2.2 GB; only their include/ members are read)
+    # once: the pinned wheels (about 5 GB; only their include/ members are read)
     python -m musa_porting.tables.generate --fetch-wheels /tmp/wheels
     # which runs: pip download --no-deps -d /tmp/wheels nvidia-cublas==13.10.0.20 ...
     # (the pins are WHEELS in headers.py)
@@ -26,9 +31,12 @@ Options: ``--include DIR`` (repeatable; default ``$CUDA_INCLUDE`` or
 ``/usr/local/cuda/include``), ``--wheels-dir DIR`` (``*.whl`` files, read in place),
 ``--out DIR`` (default ``mapping/`` of the checkout), ``--coverage FILE`` (default
 ``docs/coverage.md`` of the checkout, or ``OUT/coverage.md`` when ``--out`` is given),
-``--partial`` (write only the families whose headers were found, instead of failing).
+``--partial`` (write only the families whose headers were found, instead of failing),
+``--vendor DIR`` (torch_musa's data folder; default ``../shared/data/torch_musa``
+beside the checkout) or ``--no-vendor`` (the naming rules alone).
 
 The generator is not run in CI (CI has no wheels); the generated files are committed.
+``tests/test_tables.py`` regenerates them by hand (``MUSA_PORT_TABLE_HEADERS=DIR``).
 """
 
 from __future__ import annotations
@@ -38,9 +46,11 @@ import os
 import sys
 from pathlib import Path
 
+from ..rules.vocabulary import build_vocabulary
 from .build import build_all
 from .headers import fetch_wheels, load_headers
 from .output import check_tables, outputs
+from .vendor import default_vendor_dir, load_vendor
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="write nothing; exit 1 if a file differs from what would be written")
     ap.add_argument("--partial", action="store_true",
                     help="skip families whose headers are missing instead of failing")
+    ap.add_argument("--vendor", type=Path, metavar="DIR", default=default_vendor_dir(),
+                    help="torch_musa's data folder: its mapping tables, attested names and "
+                         "headers (default: ../shared/data/torch_musa beside the checkout)")
+    ap.add_argument("--no-vendor", action="store_true",
+                    help="without the vendor's data (the naming rules alone)")
     args = ap.parse_args(argv)
 
     includes = args.include or [Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))]
@@ -75,14 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = args.out or ROOT / "mapping"
     coverage = args.coverage or (out_dir / "coverage.md" if args.out else ROOT / "docs" / "coverage.md")
 
+    vendor = None if args.no_vendor else load_vendor(args.vendor)
     hs = load_headers(includes, wheels_dir)
-    tables = build_all(hs, partial=args.partial)
+    tables, report = build_all(hs, partial=args.partial, vendor=vendor, vocab=build_vocabulary())
     problems = check_tables(tables)
     for p in problems:
         print("error:", p, file=sys.stderr)
     if problems:
         return 1
-    files = outputs(tables, hs)
+    files = outputs(tables, hs, report)
     stale = []
     for name, text in files.items():
         path = coverage if name == "coverage.md" else out_dir / name

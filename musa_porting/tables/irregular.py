@@ -7,7 +7,10 @@ headers alone:
 
 - ``PREFIXES``: the prefix pairs themselves, per family (``nccl -> mccl`` and
   ``npp -> mtpp`` are not a ``cu -> mu`` swap);
-- ``FP16_BF16``, ``BRIEF_PREFIX_EXAMPLES``, ``HEADERS``, ``MACROS``, ``PYTORCH``: whole names.
+- ``FP16_BF16``, ``BRIEF_PREFIX_EXAMPLES``, ``HEADERS``, ``MACROS``, ``NVCC_MACROS``,
+  ``PYTORCH``: whole names;
+- ``VENDOR_EXCEPTIONS``: the few entries of Moore Threads' tables musa-port does not
+  follow, each with its reason (everything else the vendor maps wins over the rules).
 
 Every item carries ``source``, one line saying where the fact comes from. "BRIEF"
 is the product brief (``shared/docs/BRIEF.md``, "MUSA facts"), which records names
@@ -27,7 +30,7 @@ class Name:
 
     cuda: str
     musa: str | None
-    source: str  # where the fact comes from, one line (not written to the tables)
+    source: str  # where the fact comes from, one line (the entry's source: "curated: ...")
     status: str = "supported"
     note: str = ""  # shown to users: written to the table entry
     # When several CUDA names map to one MUSA name, the one `musa-port --reverse` restores.
@@ -81,6 +84,13 @@ CU_DRIVER = (
            "MU_CUBEMAP_FACE_POSITIVE_X", follow="A-Za-z_"),
 )
 PFN = "PFN_"  # PFN_cuCtxGetCurrent -> PFN_muCtxGetCurrent (BRIEF, Naming): prefix after PFN_
+
+# The vendor's CUPTI tables trace NVTX calls as MTTX ones
+# (CUPTI_CBID_NVTX_nvtxRangePushA -> MUPTI_CBID_MTTX_mttxRangePushA), and its vocabulary
+# says NVTX -> MTTX: the library itself is named alike, unverified.
+MTTX_SOURCE = ("vendor general.json: CUPTI_CBID_NVTX_nvtxRangePushA -> "
+               "MUPTI_CBID_MTTX_mttxRangePushA (NVTX -> MTTX)")
+MTTX_NOTE = "MTTX, as the vendor's MUPTI callback ids name it; MUSA's NVTX library not verified"
 
 PREFIXES: dict[str, tuple[Prefix, ...]] = {
     "runtime": (*CUDA_RUNTIME, MAKE_CUDA),
@@ -149,8 +159,8 @@ PREFIXES: dict[str, tuple[Prefix, ...]] = {
           for p in (*CUDA_RUNTIME, *CU_DRIVER)),
     ),
     "nvtx": (
-        Prefix("nvtx", None, "no NVTX equivalent is known on MUSA: reported, not rewritten"),
-        Prefix("NVTX", None, "no NVTX equivalent is known on MUSA: reported, not rewritten"),
+        Prefix("nvtx", "mttx", MTTX_SOURCE, note=MTTX_NOTE),
+        Prefix("NVTX", "MTTX", MTTX_SOURCE, note=MTTX_NOTE),
     ),
     "nvrtc": (
         Prefix("nvrtc", None, "no runtime-compilation API is documented for MUSA: reported, not rewritten"),
@@ -170,9 +180,10 @@ NPP_SUPPORTED_PREFIX = "nppiResize"  # BRIEF: nppiResize -> mtppiResize
 NPP_LEGACY_NOTE = "form without _Ctx (NPP <= 12), derived from the _Ctx declaration of NPP 13"
 
 UNSUPPORTED_NOTES = {
-    "nvtx": "no NVTX equivalent is known on MUSA",
     "nvrtc": "no runtime-compilation (NVRTC) API is documented for MUSA",
 }
+# Families whose names port but whose header paths are not known on MUSA.
+NO_HEADER_NOTES = {"nvtx": "no MTTX header path is known"}
 
 # --------------------------------------------------------------------------------------
 # Whole names
@@ -224,23 +235,14 @@ HEADERS = (
     Name("cupti.h", "mupti.h", f"{BRIEF_NAMING}: cupti -> mupti; header named alike",
          status="unknown"),
     Name("npp.h", "mtpp.h", f"{BRIEF_NAMING}: npp -> mtpp; header named alike", status="unknown"),
-    # primary: the <...> form (the one PyTorch extensions write) is what --reverse restores.
-    Name("ATen/cuda/CUDAContext.h", "torch_musa/csrc/aten/musa/MUSAContext.h", BRIEF_TORCH,
-         note="torch_musa header, included with quotes as in the torch_musa manual", primary=True),
-    Name("c10/cuda/CUDAGuard.h", "torch_musa/csrc/core/MUSAGuard.h", BRIEF_TORCH,
-         note="torch_musa header, included with quotes as in the torch_musa manual", primary=True),
     # NVTX before CUDA 12 lived at the top of the include folder.
     Name("nvToolsExt.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
-         note="no NVTX equivalent is known on MUSA"),
+         note="no MTTX header path is known"),
     Name("nvToolsExtCuda.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
-         note="no NVTX equivalent is known on MUSA"),
+         note="no MTTX header path is known"),
     Name("nvToolsExtCudaRt.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
-         note="no NVTX equivalent is known on MUSA"),
+         note="no MTTX header path is known"),
 )
-# torch_musa's headers are included with quotes (the manual's rules), whatever the
-# CUDA original used.
-QUOTED_TARGETS = frozenset({"ATen/cuda/CUDAContext.h", "c10/cuda/CUDAGuard.h"})
-
 VERSION_NOTE = "version values differ: CUDA 12080 vs MUSA 50200; comparisons change meaning"
 MACROS = (
     Name("__CUDACC__", "__MUSACC__", BRIEF_MACROS, primary=True),  # over the nvcc-only __NVCC__
@@ -252,30 +254,72 @@ MACROS = (
     Name("CUDA_VERSION", "MUSA_VERSION", BRIEF_MACROS, note=VERSION_NOTE),
 )
 
-TORCH_UNVERIFIED = "not verified to exist in torch_musa"
+NVCC_DOC = "nvcc documentation (CUDA Compiler Driver NVCC), NVCC predefined macros"
+NVRTC_DOC = "NVRTC documentation, predefined macros"
+FP16_DOC = "CUDA Math API documentation (cuda_fp16.h / cuda_bf16.h / cuda_fp8.h), user macros"
+RUNTIME_DOC = "CUDA Runtime API documentation, per-thread default stream"
+DRIVER_DOC = "CUDA Driver API documentation (cuda.h), API version selection"
+# nvcc's predefined macros and the macros users define to configure the CUDA headers.
+# The MUSA name is the vendor's where its tables have one, else the vocabulary's
+# (CUDA -> MUSA inside the name), unverified. The __CUDACC_VER_*__ macros keep their
+# names (FORBIDDEN_KEYS); the per-architecture __CUDA_ARCH_FEAT_SM90_ALL family names
+# NVIDIA hardware and has no MUSA counterpart.
+NVCC_MACROS = (
+    *(Name(m, None, NVCC_DOC, kind="macro") for m in (
+        "__CUDACC_RDC__", "__CUDACC_EWP__", "__CUDACC_DEBUG__", "__CUDACC_RELAXED_CONSTEXPR__",
+        "__CUDACC_EXTENDED_LAMBDA__", "__NVCC_DIAG_PRAGMA_SUPPORT__", "__CUDA_ARCH_LIST__",
+        "__CUDA_ARCH_SPECIFIC__", "__CUDA_ARCH_FAMILY_SPECIFIC__")),
+    Name("__CUDACC_RTC__", None, NVRTC_DOC, kind="macro"),
+    *(Name(m, None, FP16_DOC, kind="macro") for m in (
+        "__CUDA_NO_HALF_OPERATORS__", "__CUDA_NO_HALF_CONVERSIONS__", "__CUDA_NO_HALF2_OPERATORS__",
+        "__CUDA_NO_BFLOAT16_OPERATORS__", "__CUDA_NO_BFLOAT16_CONVERSIONS__",
+        "__CUDA_NO_BFLOAT162_OPERATORS__", "__CUDA_NO_FP8_CONVERSIONS__",
+        "__CUDA_NO_FP8_CONVERSION_OPERATORS__", "__CUDA_NO_FP6_CONVERSIONS__",
+        "__CUDA_NO_FP6_CONVERSION_OPERATORS__", "__CUDA_NO_FP4_CONVERSIONS__",
+        "__CUDA_NO_FP4_CONVERSION_OPERATORS__")),
+    Name("CUDA_API_PER_THREAD_DEFAULT_STREAM", None, RUNTIME_DOC, kind="macro"),
+    Name("CUDA_FORCE_API_VERSION", None, DRIVER_DOC, kind="macro"),
+)
+
+# PyTorch names the torch headers' scan does not give: qualified namespaces, the device
+# type (declared in c10/core), Tensor/Device methods, the Python extension class.
+TORCH_MUSA_KMUSA = ("current torch_musa: at::musa::kMUSA, exported as at::kMUSA "
+                    "(attested_names.tsv); DeviceType::PrivateUse1 is what it stands for")
 PYTORCH = (
     Name("at::cuda", "at::musa", BRIEF_TORCH),
     Name("c10::cuda", "c10::musa", BRIEF_TORCH),
-    Name("getCurrentCUDAStream", "getCurrentMUSAStream", BRIEF_TORCH),
-    Name("getDefaultCUDAStream", "getDefaultMUSAStream", f"{BRIEF_TORCH}: getCurrentCUDAStream's sibling"),
-    Name("CUDAGuard", "MUSAGuard", BRIEF_TORCH),
-    Name("OptionalCUDAGuard", "OptionalMUSAGuard", BRIEF_TORCH),
-    Name("CUDAStreamGuard", "MUSAStreamGuard", f"{BRIEF_TORCH}: CUDAGuard's sibling"),
-    Name("CUDAStream", "MUSAStream", f"{BRIEF_TORCH}: getCurrentMUSAStream returns it"),
-    Name("CUDAEvent", "MUSAEvent", "torch_musa naming pattern (CUDA -> MUSA)", status="unknown",
-         note=TORCH_UNVERIFIED),
-    Name(".is_cuda()", ".is_privateuseone()", BRIEF_TORCH),
-    Name("at::kCUDA", "at::kPrivateUse1", BRIEF_TORCH),
-    Name("kCUDA", "kPrivateUse1", BRIEF_TORCH,
-         note="torch_musa registers as PrivateUse1; there is no DeviceType::MUSA"),
-    Name("DeviceType::CUDA", "DeviceType::PrivateUse1", f"{BRIEF_TORCH}: no DeviceType::MUSA"),
-    Name("C10_CUDA_KERNEL_LAUNCH_CHECK", "C10_MUSA_KERNEL_LAUNCH_CHECK",
-         "torch_musa naming pattern (CUDA -> MUSA)", status="unknown", note=TORCH_UNVERIFIED),
-    Name("C10_CUDA_CHECK", "C10_MUSA_CHECK", "torch_musa naming pattern (CUDA -> MUSA)",
-         status="unknown", note=TORCH_UNVERIFIED),
-    Name("AT_CUDA_CHECK", "AT_MUSA_CHECK", "torch_musa naming pattern (CUDA -> MUSA)",
-         status="unknown", note=TORCH_UNVERIFIED),
+    Name(".is_cuda()", ".is_musa()", f"{BRIEF_TORCH}: Tensor::is_musa() / Device::is_musa() "
+         "(is_musa in attested_names.tsv)", kind="name"),
+    Name("->is_cuda()", "->is_musa()", f"{BRIEF_TORCH}: the same method through a pointer",
+         kind="name"),
+    Name("at::kCUDA", "at::kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}", primary=True),
+    Name("c10::kCUDA", "at::kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}",
+         note="kMUSA is exported into at, not c10"),
+    Name("kCUDA", "kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}", kind="constant"),
+    Name("DeviceType::CUDA", "DeviceType::PrivateUse1", f"{BRIEF_TORCH}: kMUSA stands for "
+         "DeviceType::PrivateUse1; there is no DeviceType::MUSA"),
     Name("CUDAExtension", "MUSAExtension", BRIEF_TORCH, note="from torch_musa.utils.musa_extension"),
+)
+
+# --------------------------------------------------------------------------------------
+# The vendor's entries musa-port deliberately does not follow (listed in coverage.md).
+# --------------------------------------------------------------------------------------
+
+VENDOR_EXCEPTIONS = {
+    "#ifdef CUDART_VERSION": "torch_musa's build hack to drop CUDA-only blocks of PyTorch: in "
+                             "user code it would delete code silently; the vendor's own "
+                             "CUDART_VERSION -> MUSART_VERSION applies instead",
+    "CUDA_VERSION": "torch_musa's own code uses MUSA_VERSION (attested_names.tsv), the brief "
+                    "maps CUDA_VERSION -> MUSA_VERSION; MUSA_COMP_VERSION is not attested",
+    "cuda": "the bare word: libcu++'s namespace (cuda::std) keeps its name and folder names "
+            "must not change; the qualified at::cuda / c10::cuda are ported",
+    "cu": "a two-letter word, not an API name (a variable named cu, cu_seqlens); the "
+          "vocabulary leaves short words alone for the same reason",
+}
+# libcu++ (CCCL) internals keep their names: the brief's cub/thrust rule.
+VENDOR_EXCEPTION_PATTERNS = (
+    (r"^_LIBCUDACXX", "libcu++ (CCCL) internals keep their names on MUSA, like cub and "
+                      "thrust (brief: Libraries beside the runtime)"),
 )
 
 # --------------------------------------------------------------------------------------
@@ -290,9 +334,10 @@ FORBIDDEN_KEYS = frozenset(
     __launch_bounds__ __CUDACC_VER_MAJOR__ __CUDACC_VER_MINOR__ __CUDACC_VER_BUILD__
     """.split()
 )
-# THRUST_*/CUB_*/_CCCL*/_LIBCUDACXX*, __shfl_*_sync, __cuda* internals, vector types.
+# THRUST_*/CUB_*/_CCCL*/_LIBCUDACXX*, __shfl_*_sync, vector types. (nvcc's __cuda* internals
+# are no longer here: the vendor renames them, __cudaRegisterFunction -> __musaRegisterFunction.)
 FORBIDDEN_KEY_PATTERN = (
-    r"^(?:THRUST_|CUB_|_CCCL|_LIBCUDACXX|__cuda|__shfl_\w*_sync$"
+    r"^(?:THRUST_|CUB_|_CCCL|_LIBCUDACXX|__shfl_\w*_sync$"
     r"|(?:make_)?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$"
     r"|(?:make_)?(?:u?long|u?longlong|double)[1-4]_(?:16|32)a$)"
 )

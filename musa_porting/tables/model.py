@@ -1,12 +1,34 @@
-"""A generated table and its entries, as written to ``mapping/<family>.json``."""
+"""A generated table and its entries, as written to ``mapping/<family>.json``.
+
+Every entry records where its mapping comes from (``source``: ``vendor``,
+``cuda-13.5 header cuda_runtime_api.h``, ``torch header ATen/cuda/CUDAContext.h``,
+``curated: ...``) and the newest release whose headers declare the CUDA name
+(``version``: ``CUDA 11.8`` for a name CUDA 12 removed; None when no header read
+declares it). Most entries of a table share both, so the file states the commonest
+values once (``default_source``, ``version``) and an entry carries its own only where
+it differs: entries stay plain strings, and the 30,000-entry tables load as fast as
+before.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Union
 
-Entry = Union[str, dict[str, object]]  # "musa", "status", "note": str; "primary": bool
 STATUSES = ("supported", "unsupported", "unknown")
+
+
+@dataclass
+class Item:
+    """One entry before rendering."""
+
+    musa: str | None
+    status: str
+    source: str
+    version: str | None = None
+    note: str = ""
+    primary: bool = False  # the CUDA name --reverse restores when several share ``musa``
+    kind: str = ""  # function / type / constant / macro / header / name: for coverage.md
 
 
 @dataclass
@@ -14,38 +36,55 @@ class Table:
     family: str
     title: str
     default_status: str
-    source: str
-    entries: dict[str, Entry]
-    kinds: dict[str, str] = field(default_factory=dict)
+    source: str  # what the table was generated from (a line of prose)
+    entries: dict[str, Item]
     headers: list[str] = field(default_factory=list)  # scanned headers (for coverage)
 
+    def defaults(self) -> tuple[str, str | None]:
+        """The commonest entry source and version (ties: the first in sort order)."""
+        return _mode(i.source for i in self.entries.values()), \
+            _mode(i.version for i in self.entries.values())
+
     def document(self) -> dict[str, object]:
-        return {
+        default_source, default_version = self.defaults()
+        doc: dict[str, object] = {
             "family": self.family,
             "title": self.title,
             "default_status": self.default_status,
+            "default_source": default_source,
             "source": self.source,
-            "entries": self.entries,
+            "entries": {k: render_entry(i, self.default_status, default_source, default_version)
+                        for k, i in self.entries.items()},
         }
+        if default_version is not None:
+            doc["version"] = default_version
+        return doc
 
 
-def make_entry(musa: str | None, status: str, note: str, default_status: str,
-           primary: bool = False) -> Entry:
-    if musa is not None and status == default_status and not note and not primary:
-        return musa
+def _mode(values) -> object:
+    counts = Counter(values)
+    if not counts:
+        return None
+    return min(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[0]
+
+
+def render_entry(item: Item, default_status: str, default_source: str,
+                 default_version: str | None) -> str | dict[str, object]:
+    """A plain string when everything but the MUSA name is the table's default."""
+    if item.musa is not None and item.status == default_status and not item.note \
+            and not item.primary and item.source == default_source \
+            and item.version == default_version:
+        return item.musa
     out: dict[str, object] = {}
-    if musa is not None:
-        out["musa"] = musa
-    out["status"] = status
-    if note:
-        out["note"] = note
-    if primary:
+    if item.musa is not None:
+        out["musa"] = item.musa
+    out["status"] = item.status
+    if item.note:
+        out["note"] = item.note
+    if item.primary:
         out["primary"] = True
-    return out  # type: ignore[return-value]
-
-
-
-def musa_of(entry: Entry) -> str | None:
-    return entry if isinstance(entry, str) else entry.get("musa")  # type: ignore[return-value]
-
-
+    if item.source != default_source:
+        out["source"] = item.source
+    if item.version != default_version:
+        out["version"] = item.version
+    return out

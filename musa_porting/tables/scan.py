@@ -12,7 +12,10 @@ What it collects, by kind:
   pointer typedefs such as ``PFN_cuGetErrorString_v6000``) and ``using X = ...``;
 - **constants**: enumerators of every enum;
 - **functions**: declared or defined free functions (``cudaMalloc``, ``curand_init``,
-  the ``template`` overloads of ``cuda_runtime.h``).
+  the ``template`` overloads of ``cuda_runtime.h``);
+- for C++ APIs (torch's), also **namespaces** (``c10::cuda::CUDACachingAllocator``)
+  and namespace-scope **variables** (``constexpr int CUDA_NUM_THREADS = 1024;``). They
+  are not part of ``all()``: C headers have none worth a table entry.
 
 Everything is deterministic and pure: the same text always gives the same sets.
 """
@@ -70,9 +73,11 @@ class Declared:
     types: set[str] = field(default_factory=set)
     constants: set[str] = field(default_factory=set)
     macros: set[str] = field(default_factory=set)
+    namespaces: set[str] = field(default_factory=set)
+    variables: set[str] = field(default_factory=set)
 
     def all(self) -> set[str]:
-        """Every declared name."""
+        """Every declared function, type, constant and macro."""
         return self.functions | self.types | self.constants | self.macros
 
     def update(self, other: Declared) -> None:
@@ -80,6 +85,8 @@ class Declared:
         self.types |= other.types
         self.constants |= other.constants
         self.macros |= other.macros
+        self.namespaces |= other.namespaces
+        self.variables |= other.variables
 
 
 def strip_comments(text: str) -> str:
@@ -381,7 +388,25 @@ class _Scanner:
         if stmt[0] in ("static_assert", "namespace", "friend"):
             return
         self._record_tags(stmt)
-        self.decl.functions.update(_function_names(stmt))
+        functions = _function_names(stmt)
+        self.decl.functions.update(functions)
+        if not functions:
+            self._variable(stmt)
+
+    def _variable(self, stmt: list[str]) -> None:
+        """``[static] constexpr int NAME = ...;`` / ``extern T NAME;`` at namespace scope."""
+        top = [t for _, t in _top_level(stmt)]
+        if "=" in top:
+            head = top[:top.index("=")]
+        elif top and top[0] == "extern":
+            head = top
+        else:
+            return
+        if "(" in head or "operator" in head or len(head) < 2:
+            return
+        name = head[-1]
+        if _is_ident(name) and name not in KEYWORDS and (_is_ident(head[-2]) or head[-2] in "*&>"):
+            self.decl.variables.add(name)
 
     def run(self) -> None:
         toks = self.toks
@@ -411,6 +436,9 @@ class _Scanner:
         toks = self.toks
         head = _strip_template_header(stmt)
         if not head or _opens_scope(head):
+            if "namespace" in head:
+                rest = head[len(head) - head[::-1].index("namespace"):]
+                self.decl.namespaces.update(t for t in rest if _is_ident(t))
             return i + 1, []  # a transparent scope (or a stray block): walk inside
         end = _skip_balanced(toks, i)
         functions = [] if self.members else _function_names(head + ["{"])
