@@ -109,15 +109,14 @@ def test_port_text_library_call():
 
 
 def test_keys_starting_with_a_rare_byte_are_whole_identifiers_too():
-    """With many keys starting with one byte (``c``), a key starting with a rare one
-    (``setCurrentCUDAStream``, ``resetCUDABlas``) is found from inside the identifier;
-    it still matches only a whole identifier, and the longest head wins."""
+    """Among many keys starting with one byte (``c``), a key starting with a rare one
+    (``setCurrentCUDAStream``, ``resetCUDABlas``) matches, and only as a whole
+    identifier, with either matcher."""
     rules = {f"cudaFn{i}": f"musaFn{i}" for i in range(40)}
     rules.update({f"CUfn{i}": f"MUfn{i}" for i in range(40)})
     rules.update({"setCUDABlas": "setMUSABlas", "resetCUDABlas": "resetMUSABlas",
                   "empty_cuda": "empty_musa", "kCUDA": "kMUSA"})
     m = Matcher(rules)
-    assert {b"CUDABlas", b"cuda", b"CUDA"} <= set(m._anchored)  # found from inside
     text = (b"setCUDABlas(); resetCUDABlas(); xsetCUDABlas(); setCUDABlasX(); empty_cuda;"
             b" my_empty_cuda; at::kCUDA; kCUDA_; cudaFn3(); mkCUDA; kCUDA")
     assert rewrite(text, m).data == (

@@ -109,6 +109,7 @@ def test_mmcv_scenario(mmcv_tree, how, rules):
                      ("$(CUDA_HOME)/bin/nvcc", "$(MUSA_HOME)/bin/mcc"),
                      ("-I$(CUDA_HOME)/include", "-I$(MUSA_HOME)/include"),
                      ("-DMMCV_WITH_CUDA", "-DMMCV_WITH_MUSA"),
+                     ("-D__CUDA_NO_HALF_OPERATORS__", "-D__MUSA_NO_HALF_OPERATORS__"),
                      ("-arch=sm_80 -Xcompiler -fPIC", "--offload-arch=mp_22 -fPIC"),
                      ("pytorch/cuda/*.cu)", "pytorch/cuda/*.mu)"), ("$(CU_SRCS:.cu=.o)",
                      "$(CU_SRCS:.mu=.o)"), ("%.o: %.cu", "%.o: %.mu"),

@@ -315,6 +315,10 @@ VENDOR_EXCEPTIONS = {
             "must not change; the qualified at::cuda / c10::cuda are ported",
     "cu": "a two-letter word, not an API name (a variable named cu, cu_seqlens); the "
           "vocabulary leaves short words alone for the same reason",
+    **{w: "a bare vocabulary word, not an API name: a name built from it is a project "
+          "symbol, prose that says it is a message (both leave URLs and paths alone); as a "
+          "table key it would rewrite every URL and path holding it "
+          "(docs.nvidia.com/cupti/...)" for w in ("cupti", "CUPTI", "cubin", "curand")},
 }
 # libcu++ (CCCL) internals keep their names: the brief's cub/thrust rule.
 VENDOR_EXCEPTION_PATTERNS = (
