@@ -142,6 +142,26 @@ class ClangIndexer:
             line, col = _spelling_site(loc.file.name, loc.line, loc.column, c.spelling)
             self._defs.setdefault(tree_rel, []).append(Definition(c.spelling, kind, line, col))
 
+    def parse_all(self, rels: Sequence[str], jobs: int | None) -> None:
+        """Parse these translation units, in ``jobs`` forked workers: each worker sends
+        back what it found, which is merged in order, as parsing them here would."""
+        from ..tree.parallel import map_forked
+
+        todo = [r for r in rels if r not in self._parsed]
+        for defs, failed in map_forked(self._parse_one, todo, jobs)():
+            for rel, found in defs.items():
+                have = {d.name for d in self._defs.get(rel, ())}
+                self._defs.setdefault(rel, []).extend(d for d in found if d.name not in have)
+            for rel, why in failed.items():
+                self._failed.setdefault(rel, why)
+        self._parsed.update(todo)
+
+    def _parse_one(self, rel: str):
+        """One unit parsed alone (in a worker): its definitions and errors per tree file."""
+        self._defs, self._failed, self._parsed = {}, {}, set()
+        self.parse(rel)
+        return self._defs, self._failed
+
     def _tree_rel(self, name: str) -> str | None:
         p = Path(name).resolve()
         try:

@@ -72,6 +72,11 @@ class SymbolPass:
             from ..analyze.clang_symbols import SOURCE_EXTS
 
             tu_sources = [e.rel for e in sources if os.path.splitext(e.rel)[1] in SOURCE_EXTS]
+            # The units to parse: the changed sources, and every source when a header
+            # changed (which sources reach it is what parsing tells).
+            units = tu_sources if any(os.path.splitext(r)[1] not in SOURCE_EXTS for r in todo) \
+                else [r for r in todo if os.path.splitext(r)[1] in SOURCE_EXTS]
+            self.clang.parse_all(units, self.opts.jobs)  # type: ignore[union-attr]
             scanned = [self._clang_one(rel, tu_sources) for rel in todo]
             wait: Callable[[], list] = lambda: scanned  # noqa: E731
         else:
