@@ -73,7 +73,7 @@ def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet
 def main(argv=None) -> None:
     """Console entry point: errors are one line and an exit code (2: bad input or a
     refusal, nothing written)."""
-    from .cli import run
+    from .cli.app import run
 
     run(converter_cmd, argv, "musa-converter")
 

@@ -15,7 +15,7 @@ from ..port import lexer
 from ..port.engine import Edit
 from .checks import Diagnostic
 from .hazards import HAZARD_MESSAGES, hazards
-from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, RESIDUAL_RE, Knowledge
+from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
 
 
 def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
@@ -49,14 +49,15 @@ def find_diagnostics(
     source, where these say whether it stands in code.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
-    has_residual = RESIDUAL_RE.search(out) is not None
+    residuals = residual_matches(out)
     found_hazards = list(hazards(out))
     # Edit positions in output coordinates, to map findings back to the source.
     ends: list[int] = []
     deltas: list[int] = []
     delta = 0
     for e in edits:
-        new_len = len(e.new.encode("utf-8", "surrogateescape"))
+        new = e.new
+        new_len = len(new) if new.isascii() else len(new.encode("utf-8", "surrogateescape"))
         ends.append(e.start + delta + new_len)
         delta += new_len - (e.end - e.start)
         deltas.append(delta)
@@ -64,11 +65,11 @@ def find_diagnostics(
     all_includes = lexer.includes(out) if b"#" in out else []
     bad_includes = [
         inc for inc in all_includes
-        if not any(s <= _source_offset(inc.start, ends, deltas) < e for s, e in protected)
-        and (inc.target in knowledge.cuda_headers or CUDA_HEADER_RE.search(inc.target))
+        if (inc.target in knowledge.cuda_headers or CUDA_HEADER_RE.search(inc.target))
+        and not any(s <= _source_offset(inc.start, ends, deltas) < e for s, e in protected)
         and not (knowledge.tree_include is not None and knowledge.tree_include(inc.target))
     ]
-    if not has_residual and not found_hazards and not bad_includes:
+    if not residuals and not found_hazards and not bad_includes:
         return []
 
     # Not code, in the source: comments, strings, protected regions, and include
@@ -86,11 +87,11 @@ def find_diagnostics(
     raw: list[tuple[int, str, str, str]] = []  # (offset, id, text, message)
     for inc in bad_includes:
         raw.append((inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'"))
-    if has_residual:
+    if residuals:
         keep, known = knowledge.keep, knowledge.known
         # One scan of the whole text (a scan per stretch of code between comments cost
         # more); what starts in a comment, a string or an include is dropped.
-        for m in RESIDUAL_RE.finditer(out):
+        for m in residuals:
             off = m.start()
             if in_noncode(off):
                 continue

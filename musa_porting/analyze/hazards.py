@@ -19,8 +19,8 @@ _ASM_RE = re.compile(rb"asm(__)?\s*(?:volatile\s*|__volatile__\s*)?\(")
 _MASK_RE = re.compile(rb"0[xX][fF]{8}(?![0-9A-Fa-f])[uU]?[lL]{0,2}(?![A-Za-z0-9_])")
 _AND31_RE = re.compile(rb"&\s*(?:31|0[xX]1[fF])(?![A-Za-z0-9_])")
 _THIRTY_TWO = re.compile(rb"32(?![A-Za-z0-9_.])")
-_WARP_ASSIGN_RE = re.compile(rb"(?:[A-Za-z0-9_]*(?:[wW]arp|WARP)[A-Za-z0-9_]*[ \t]*=|"
-                             rb"#[ \t]*define[ \t]+[A-Za-z0-9_]*WARP[A-Za-z0-9_]*)[ \t]*$")
+_BLANK = frozenset(b" \t")
+_DEFINE_TAIL = re.compile(rb"#[ \t]*define[ \t]*$")
 _VERSION_NAMES = (b"MUSA_VERSION", b"MUSART_VERSION", b"__MUSA_ARCH__", b"CUDA_VERSION",
                   b"CUDART_VERSION", b"__CUDA_ARCH__")
 _VERSION_MARKS = re.compile(rb"_VERSION|_ARCH__")
@@ -40,6 +40,31 @@ def _ident_around(data: bytes, pos: int) -> tuple[int, int]:
     return s, e
 
 
+def warp_context(data: bytes, bol: int, end: int) -> int | None:
+    """Where ``name_with_warp =`` or ``#define NAME_WITH_WARP`` starts, when the text
+    of its line before ``end`` (a 32) is one of them. Read backwards from the 32: a
+    regex searched forwards from the line start retries its leading name at every
+    offset, which was a third of the hazard scan."""
+    k = end
+    while k > bol and data[k - 1] in _BLANK:
+        k -= 1
+    assign = k > bol and data[k - 1] == 0x3D  # "="
+    if assign:
+        k -= 1
+        while k > bol and data[k - 1] in _BLANK:
+            k -= 1
+    s = k
+    while s > bol and data[s - 1] in IDENT:
+        s -= 1
+    name = data[s:k]
+    if assign:
+        return s if b"warp" in name or b"Warp" in name or b"WARP" in name else None
+    if b"WARP" not in name or s == bol or data[s - 1] not in _BLANK:
+        return None
+    d = _DEFINE_TAIL.search(data, bol, s)
+    return d.start() if d is not None else None
+
+
 def hazards(data: bytes):
     """(check id, offset, text) of each hazard."""
     if b"asm" in data:
@@ -57,13 +82,14 @@ def hazards(data: bytes):
     if b"&" in data:
         for m in _AND31_RE.finditer(data):
             yield "MP2002", m.start(), m.group()
-    for m in _THIRTY_TWO.finditer(data):
+    # A warp-size 32 is told by the name it is assigned to, which holds "warp".
+    for m in _THIRTY_TWO.finditer(data) if b"arp" in data or b"ARP" in data else ():
         if m.start() and data[m.start() - 1] in IDENT_OR_DOT:
             continue
         bol = data.rfind(b"\n", 0, m.start()) + 1
-        ctx = _WARP_ASSIGN_RE.search(data, bol, m.start())
-        if ctx is not None:
-            yield "MP2002", ctx.start(), data[ctx.start():m.end()]
+        at = warp_context(data, bol, m.start())
+        if at is not None:
+            yield "MP2002", at, data[at:m.end()]
     for m in _VERSION_MARKS.finditer(data):
         s, e = _ident_around(data, m.start())
         if data[s:e] not in _VERSION_NAMES:

@@ -15,6 +15,7 @@ back end behind the same ``FileSymbols`` result.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -79,9 +80,11 @@ class FileSymbols:
 
 class WordFinder:
     """Finds the identifiers that hold a vocabulary word, fast: the file is lowered
-    once and searched with one trie-shaped regex of the words (a few literal first
-    bytes for the regex engine to skip to), and only the identifiers around its hits
-    are split into parts and checked."""
+    once and searched for the words in one pass (an Aho-Corasick automaton from the
+    ``ahocorasick_rs`` wheel; without it, or with ``MUSA_PORT_PURE_PYTHON=1``, a
+    trie-shaped regex with the same hits), and only the identifiers around the hits
+    are split into parts and checked. No word holds another, so at most one starts at
+    any offset and both searches report the same leftmost, non-overlapping hits."""
 
     def __init__(self, vocabulary: Vocabulary):
         self.vocabulary = vocabulary
@@ -89,13 +92,19 @@ class WordFinder:
         # A word that holds another (cudart holds cuda) is found through it.
         minimal = [w for w in words if not any(o != w and o in w for o in words)]
         self._re = re.compile(_trie(minimal)) if minimal else None
+        self._ac = _automaton([w.encode() for w in minimal]) if minimal else None
 
     def present(self, low: bytes) -> bool:
+        if self._ac is not None:
+            return bool(self._ac.find_matches_as_indexes(low))
         return self._re is not None and self._re.search(low) is not None
 
-    def finditer(self, low: bytes):
-        """The word hits in lowered text (the identifiers around them are not checked)."""
-        return self._re.finditer(low) if self._re is not None else iter(())
+    def starts(self, low: bytes) -> list[int]:
+        """Where the words start in lowered text (the identifiers around them are not
+        checked)."""
+        if self._ac is not None:
+            return [s for _, s, _ in self._ac.find_matches_as_indexes(low)]
+        return [m.start() for m in self._re.finditer(low)] if self._re is not None else []
 
     def identifiers(self, data: bytes, low: bytes):
         """(start, end, name) of each identifier of ``data`` that holds a word
@@ -106,8 +115,7 @@ class WordFinder:
         mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
         n = len(data)
         seen = -1
-        for m in self._re.finditer(low):
-            p = m.start()
+        for p in self.starts(low):
             if p < seen:
                 continue
             s = mask.rfind(b" ", 0, p) + 1
@@ -120,6 +128,16 @@ class WordFinder:
             name = data[s:e].decode("ascii", "replace")
             if rename(name) is not None:
                 yield s, e, name
+
+
+def _automaton(words: list[bytes]):
+    if os.environ.get("MUSA_PORT_PURE_PYTHON") == "1":
+        return None
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    return ahocorasick_rs.BytesAhoCorasick(words, implementation=ahocorasick_rs.Implementation.DFA)
 
 
 def _trie(words: list[str]) -> bytes:
@@ -358,8 +376,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
     n = len(data)
     seen = -1
-    for m in words.finditer(low):
-        p = m.start()
+    for p in words.starts(low):
         if p < seen:
             continue
         s = mask.rfind(b" ", 0, p) + 1

@@ -23,6 +23,10 @@ class IncludeResolver:
     the user's include folders (relative to the tree root); then, because real
     projects add include paths in their build files that we cannot see (mmcv adds
     ``common/cuda``), any tree file whose path ends with the target.
+
+    The answer depends only on the including file's folder and the target, and the
+    files of one folder include the same headers over and over: answers are kept
+    per (folder, target).
     """
 
     def __init__(self, files: Iterable[str], include_dirs: Iterable[str] = (),
@@ -34,12 +38,21 @@ class IncludeResolver:
         self._by_base: dict[str, list[str]] = {}
         for rel in self.files:
             self._by_base.setdefault(posixpath.basename(rel), []).append(rel)
+        self._cache: dict[tuple[str, str], str | None] = {}
 
     def resolve(self, including: str, target: str) -> str | None:
         """The tree file (rel path) that ``#include target`` in ``including`` names."""
+        here = including.rpartition("/")[0]
+        key = (here, target)
+        try:
+            return self._cache[key]
+        except KeyError:
+            found = self._cache[key] = self._resolve(here, target)
+            return found
+
+    def _resolve(self, here: str, target: str) -> str | None:
         if not target or target.startswith("/") or "\\" in target:
             return None
-        here = posixpath.dirname(including)
         for base in (here, "", *self.include_dirs):
             cand = posixpath.normpath(posixpath.join(base, target)) if base else posixpath.normpath(target)
             if cand.startswith("../") or cand == "..":

@@ -1,0 +1,119 @@
+"""The click group of ``musa-port`` and the error handling around every command.
+
+``musa-port SRC ...`` ports (the default command); other commands are named
+(``musa-port port SRC`` is the explicit form). Only the bare word selects a command:
+``musa-port ./build`` and ``musa-port build/`` port a folder called build.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+from click.shell_completion import CompletionItem
+
+from .. import __version__
+from ..errors import PortError
+from ..shadow import shadow_warning
+from .build_cmd import build_cmd, verify_cmd
+from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
+from .port_cmd import port_cmd
+from .port_command import IMPLIED_PORT
+from .rules_cmd import rules_cmd
+
+COMPLETION = ('Shell completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in '
+              "~/.bashrc (zsh_source, fish_source for zsh and fish).")
+
+
+class _DefaultToPort(click.Group):
+    """A group whose first argument, when it is not a command name, is SRC."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            ctx.meta[IMPLIED_PORT] = True
+            args = ["port", *args]
+        return super().parse_args(ctx, args)
+
+    def shell_complete(self, ctx, incomplete):
+        """Command names, and paths: the first argument may be SRC."""
+        items = super().shell_complete(ctx, incomplete)
+        if not incomplete.startswith("-"):
+            items.append(CompletionItem(incomplete, type="file"))
+        return items
+
+    def format_help(self, ctx, formatter):
+        port = self.commands["port"]
+        with click.Context(port, info_name=ctx.info_name, **port.context_settings) as pctx:
+            port.format_help(pctx, formatter)
+        others = [(n, c.get_short_help_str(70)) for n, c in self.commands.items() if n != "port"]
+        if others:
+            with formatter.section("Other commands (musa-port COMMAND --help)"):
+                formatter.write_dl(others)
+        formatter.write_paragraph()
+        formatter.write_text(COMPLETION)
+
+
+@click.group(cls=_DefaultToPort, context_settings=CONTEXT, invoke_without_command=True)
+@click.version_option(__version__, "--version", prog_name="musa-port")
+@click.pass_context
+def cli(ctx):
+    """musa-port: port CUDA source trees to MUSA."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+        ctx.exit(EXIT_USAGE)
+
+
+for _command in (port_cmd, build_cmd, verify_cmd, rules_cmd):
+    cli.add_command(_command)
+
+
+def folder_hint(args) -> str | None:
+    """When a bare command word is also a folder here, how to port that folder."""
+    if args and args[0] in cli.commands and args[0] != "port" and os.path.isdir(args[0]):
+        word = args[0]
+        return (f"hint: `musa-port {word}` runs the {word} command; to port the folder "
+                f"{word}, write musa-port ./{word}")
+    return None
+
+
+def main(args: list[str]) -> None:
+    """Run the group on ``args``: errors are one line and an exit code."""
+    shadowed = None if "_MUSA_PORT_COMPLETE" in os.environ else shadow_warning([os.getcwd()])
+    if shadowed:
+        click.echo(shadowed, err=True)
+    hint = folder_hint(args)
+    try:
+        run(cli, args, "musa-port")
+    except SystemExit as exc:
+        if hint and exc.code not in (0, None):
+            click.echo(hint, err=True)
+        raise
+
+
+def run(command: click.Command, argv, prog_name: str) -> None:
+    """Run a click command as a console script: errors are one line and an exit code
+    (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
+    try:
+        rc = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
+    except PortError as exc:
+        fail(str(exc), exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Abort:
+        fail("aborted", 130)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(f"{where}{exc.strerror or exc}")
+    except KeyboardInterrupt:
+        fail("interrupted; outputs are each old or new, run again to complete", 130)
+    except Exception as exc:  # a bug: say so in one line, keep the trace for debugging
+        if os.environ.get("MUSA_PORT_DEBUG"):
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (set MUSA_PORT_DEBUG=1 for "
+              "details; please report it)", EXIT_INTERNAL)
