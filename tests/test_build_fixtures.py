@@ -243,5 +243,8 @@ def test_vllm_build_files_every_cuda_name_left_has_a_finding(tmp_path):
     counts = r["diagnostic_counts"]
     print(f"\nvLLM {version}: {r['totals']['replacements']} replacements, "
           f"{len(r['diagnostics'])} findings {counts}", file=sys.stderr)
-    assert counts == {"MP3101": 1, "MP3102": 2, "MP3103": 35, "MP3104": 3, "MP3105": 1,
+    # MP3103 (a CUDA name left in a build file): the vendor's tables map the eight
+    # -D__CUDA_NO_HALF*__ flags, so they are ported, not reported.
+    assert "-D__MUSA_NO_HALF_OPERATORS__" in (out / "CMakeLists.txt").read_text()
+    assert counts == {"MP3101": 1, "MP3102": 2, "MP3103": 27, "MP3104": 3, "MP3105": 1,
                       "MP3106": 2, "MP3107": 2, "MP3108": 7}, proc.stderr
