@@ -124,6 +124,9 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
       musa-port ./csrc --dry-run --diff --check      (review, or gate CI)
       musa-port kernel.cu -o kernel.mu
     """
+    from ..tree import timings
+
+    timings.mark("start-up and imports")
     from ..analyze.checks import parse_ids
     from ..config import CHECK_LEVELS, project_config
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
@@ -132,6 +135,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     from ..tree.ignores import ignore_patterns, unmatched
     from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
+
+    timings.mark("imports of the port")
 
     if check not in (None, "", *CHECK_LEVELS):
         raise click.BadParameter(f"{check!r} is not one of {', '.join(CHECK_LEVELS)}",
@@ -184,8 +189,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         return
     # The summary goes to stderr when stdout carries the diff or a report.
     to_stdout = "-" in (diff, report_json, report_csv, sarif)
-    console = console_for(stderr=to_stdout)
-    progress = None if quiet else progress_bar(console)
+    console = None if quiet else console_for(stderr=to_stdout)  # -q: rich is not imported
+    progress = None if console is None else progress_bar(console)
     if progress is not None:
         with progress:
             task = progress.add_task("porting", total=None)
@@ -193,6 +198,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
             result = port_tree(opts)
     else:
         result = port_tree(opts)
+    timings.mark("port (the phases above)")
     for w in result.warnings:
         click.echo(w, err=True)
     for entry in unmatched(ignores, result.ignored):
@@ -211,6 +217,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, report_files)
+    timings.mark("reports and summary")
+    timings.report()
     if level is not None and counts.check_count(result, suppressed, level):
         from .findings_out import echo_check_failure, src_path
 

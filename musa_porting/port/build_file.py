@@ -20,7 +20,6 @@ from .engine import Edit, Matcher, rewrite
 from .make_shell import port_script_text
 from .shell_lexer import lex_make, lex_shell
 
-BUILD_KINDS = ("cmake", "make", "shell")
 BUILD_FAMILY = "build"
 _NO_RULES = Matcher({})
 

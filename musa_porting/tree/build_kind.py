@@ -7,14 +7,12 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from ..analyze.build_findings import build_diagnostics
-from ..port.build_file import build_words, port_build_bytes
-from ..port.build_rewrite import BuildContext
-
 if TYPE_CHECKING:
     from .kinds import FileContext, Ported
 
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
+# What build_kind_of returns (port/build_file.py ports each; imported when one is met).
+BUILD_KINDS = ("cmake", "make", "shell")
 
 
 def build_kind_of(rel: str) -> str | None:
@@ -77,6 +75,9 @@ def _macro_renamer(ctx: FileContext):
 
 def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     """Port one build file and find what is left."""
+    from ..analyze.build_findings import build_diagnostics
+    from ..port.build_file import build_words, port_build_bytes
+    from ..port.build_rewrite import BuildContext
     from .kinds import Ported  # kinds imports this module for its PORTERS
 
     exts = {e if e.startswith(".") else "." + e for e in ctx.opts.extensions}

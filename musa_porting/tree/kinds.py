@@ -21,15 +21,12 @@ from ..analyze.checks import Diagnostic
 from ..analyze.findings import find_diagnostics
 from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
-from ..port.build_file import BUILD_KINDS
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
-from ..port.python import port_python as port_python_source
 from .active_rules import ActiveRules
-from .build_kind import build_kind_of, may_be_script, port_build_file, shell_script_calling_nvcc
+from .build_kind import BUILD_KINDS, build_kind_of, may_be_script, port_build_file, shell_script_calling_nvcc
 from .options import PortOptions
-from .python_run import python_setup
 
 
 @dataclass
@@ -90,6 +87,10 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
 def port_python(data: bytes, ctx: FileContext) -> Ported:
     """Python: the statements that need it parsed with libcst and rewritten (see
     port/python); paths to ported sources follow ``ctx.out_rel_of``."""
+    # libcst and the Python porter load with the first .py file (a C++ tree never needs them).
+    from ..port.python import port_python as port_python_source
+    from .python_run import python_setup
+
     rules, launch = python_setup(ctx.rules, ctx.out_rel_of, ctx.opts)
     p = port_python_source(data, rules, bases=(posixpath.dirname(ctx.rel), ""),
                            launch=ctx.rel in launch)

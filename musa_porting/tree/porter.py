@@ -23,6 +23,7 @@ from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..port.includes import IncludeResolver
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
+from . import timings
 from .active_rules import load_active_rules, load_ruleset, rule_options
 from .fingerprint import options_fingerprint, rules_stamp
 from .kinds import TABLE_FREE, KindSelector
@@ -78,6 +79,7 @@ class Porter:
         result = PortResult(self.src, self.out, dry_run=opts.dry_run,
                             symbols_backend=opts.symbols_backend)
         entries = self._walk(result)
+        timings.mark("walk")
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
@@ -98,6 +100,7 @@ class Porter:
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
+        timings.mark("names, includes, manifest")
         dirs = [replace(e, rel=out_rel_of[e.rel]) for e in entries if e.kind == "dir"]
         files = [e for e in entries if e.kind != "dir"]
         # Files whose input and output are as the manifest recorded: decided once here,
@@ -114,6 +117,7 @@ class Porter:
         if opts.project_symbols:
             ruleset, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
             planner.fast = fast
+            timings.mark("project symbols (index, tables, plan)")
         to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
         if ruleset is not None or not trusted or to_port:
             # Also checks the rule files, even for a tree with no sources. The tables are
@@ -121,6 +125,7 @@ class Porter:
             tables = ruleset is not None or not to_port or not to_port <= TABLE_FREE
             planner.rules = load_active_rules(opts, ruleset, project, self.vocabulary(), tables)
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
+        timings.mark("rules compiled")
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
         # (the renames happen after planning).
@@ -142,12 +147,14 @@ class Porter:
             if stager is not None:
                 stager.unstage(out_rels)
             raise
+        timings.mark("files ported and staged")
         if not opts.dry_run:
             write_outputs(self.src, self.out, planned, dirs, staged=stager is not None)
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
                                 [d.rel for d in dirs], result.rules, rule_options(opts),
                                 project.to_json() if project is not None else {})
             finish(self.out, planned, dirs, old, manifest, result)
+        timings.mark("outputs and manifest written")
         result.elapsed = time.perf_counter() - t0
         return result
 
