@@ -127,9 +127,28 @@ def test_the_compiled_matcher_finds_exactly_what_the_pure_python_one_does(monkey
     assert rewrite(data, fast).data == rewrite(data, slow).data
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text(alphabet="cudaCUDAx_9:.", min_size=1, max_size=7),
+                       st.text(alphabet="mMxX", min_size=1, max_size=4), min_size=1, max_size=10),
+       st.dictionaries(st.text(alphabet="cudaCUDAx_9:.", min_size=1, max_size=7),
+                       st.text(alphabet="pP", min_size=1, max_size=3), max_size=6),
+       st.text(alphabet="cudaCUDAx_9:. \n", max_size=120), st.booleans())
+def test_an_extended_matcher_is_the_matcher_of_the_merged_rules(monkeypatch_env, rules, extra,
+                                                                text, pure):
+    """The tables' matcher is compiled before the project's renames are known and then
+    extended with them: the same matches as one matcher of both (a rule keeps its key)."""
+    monkeypatch_env.setenv("MUSA_PORT_PURE_PYTHON", "1" if pure else "0")
+    data = text.encode()
+    extended = Matcher(rules).extended(extra)
+    merged = Matcher({**extra, **rules})
+    monkeypatch_env.delenv("MUSA_PORT_PURE_PYTHON")
+    assert list(extended.finditer(data)) == list(merged.finditer(data))
+    assert extended.rules == merged.rules and extended.families == merged.families
+
+
 def test_the_compiled_matcher_is_in_use():
     """The wheel is a dependency: without it a port is slower, not different."""
-    assert Matcher({"cudaMalloc": "musaMalloc"})._word_ac is not None
+    assert Matcher({"cudaMalloc": "musaMalloc"})._word_acs
 
 
 

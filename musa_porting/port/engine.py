@@ -106,7 +106,15 @@ class Matcher:
         # them up directly (see fileport) instead of paying for them in a regex.
         self.headers: dict[bytes, tuple[str, bytes, object]] = {}
         self.families = frozenset(getattr(r, "family", None) for r in self.rules.values())
-        for key, rule in self.rules.items():
+        self._classify(self.rules)
+        # Automata of the word keys (one here; ``extended`` adds one for its keys).
+        self._word_acs: list[tuple[object, list[bytes]]] = []
+        self._word_re = None
+        self._compile_words(list(self._words))
+        self._compile_others()
+
+    def _classify(self, rules: Mapping[str, object]) -> None:
+        for key, rule in rules.items():
             if not key:
                 raise ValueError("empty rule key")
             value = rule if isinstance(rule, str) else rule.value  # type: ignore[attr-defined]
@@ -118,14 +126,47 @@ class Matcher:
                 self.headers[kb] = item
             else:
                 self._others[kb] = item
-        self._word_re = None
-        self._word_ac = _word_automaton(list(self._words)) if self._words else None
-        if self._words and self._word_ac is None:
+
+    def _compile_words(self, keys: list[bytes]) -> None:
+        """Add an automaton of ``keys`` (word keys of ``self._words``); without the
+        wheel, one regex of every word key instead."""
+        ac = _word_automaton(keys) if keys else None
+        if ac is not None:
+            self._word_acs.append(ac)
+        elif self._words:
             self._word_re = _word_regex(self._words)
+
+    def _compile_others(self) -> None:
         self._other_re = None
         self._other_ac = _other_automaton(list(self._others)) if self._others else None
         if self._others and self._other_ac is None:
             self._other_re = re.compile(_trie_pattern(sorted(self._others)), re.DOTALL)
+
+    def extended(self, extra: Mapping[str, object]) -> Matcher:
+        """This matcher with the ``extra`` rules whose keys it has no rule for (a
+        project's renames never replace a rule). The automaton of the 30,000 table
+        keys is shared, not rebuilt, so it can be compiled before the project's
+        renames are known: the new word keys get an automaton of their own, and a
+        token is a key when either holds it (word keys match whole tokens only)."""
+        new = {k: r for k, r in extra.items() if k not in self.rules}
+        if not new:
+            return self
+        m = Matcher.__new__(Matcher)
+        m.rules = {**self.rules, **new}
+        m.families = self.families | frozenset(getattr(r, "family", None) for r in new.values())
+        m._words, m._others, m.headers = dict(self._words), dict(self._others), dict(self.headers)
+        m._classify(new)
+        m._word_acs = list(self._word_acs)
+        m._word_re = None
+        if self._word_re is not None or (self._words and not self._word_acs):
+            m._compile_words([])  # the pure-Python path: one regex of every word key
+        else:
+            m._compile_words([k for k in m._words if k not in self._words])
+        if len(m._others) != len(self._others):
+            m._compile_others()
+        else:
+            m._other_ac, m._other_re = self._other_ac, self._other_re
+        return m
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -133,15 +174,19 @@ class Matcher:
     def _word_hits(self, data: bytes, start: int, end: int):
         """(start, end, key) of every identifier token in [start, end) that is a word
         key. A token is a maximal identifier run; the segment's end counts as its end."""
-        if self._word_ac is not None:
-            ac, keys = self._word_ac
+        if self._word_acs:
             view = memoryview(data)[start:end] if (start or end != len(data)) else data
-            for i, s, e in ac.find_matches_as_indexes(view):
-                s += start
-                e += start
-                if (s == 0 or data[s - 1] not in IDENT_BYTES) and (
-                        e == end or data[e] not in IDENT_BYTES):
-                    yield s, e, keys[i]
+            hits = []
+            for ac, keys in self._word_acs:
+                for i, s, e in ac.find_matches_as_indexes(view):
+                    s += start
+                    e += start
+                    if (s == 0 or data[s - 1] not in IDENT_BYTES) and (
+                            e == end or data[e] not in IDENT_BYTES):
+                        hits.append((s, e, keys[i]))
+            if len(self._word_acs) > 1:
+                hits.sort()  # whole tokens of disjoint key sets: never the same token twice
+            yield from hits
             return
         words = self._words
         for m in self._word_re.finditer(data, start, end):  # type: ignore[union-attr]

@@ -8,7 +8,7 @@ no-change run's time.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analyze.residuals import Knowledge
 from ..port.engine import Matcher
@@ -58,26 +58,36 @@ def load_ruleset(opts: PortOptions, tables: bool = True) -> RuleSet:
     )
 
 
-def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
-                      project: ProjectPlan | None = None,
-                      vocabulary: Vocabulary | None = None, tables: bool = True) -> ActiveRules:
-    """Compile the matcher for ``opts`` (loading the rules unless given): the rules,
-    then the project's renames, which never replace a rule."""
+def compile_rules(opts: PortOptions, ruleset: RuleSet | None = None,
+                  vocabulary: Vocabulary | None = None, tables: bool = True) -> ActiveRules:
+    """Compile the matcher of the rules of ``opts`` (loading them unless given), before
+    the project's renames are known: a run does this while its workers index."""
     if ruleset is None:
         ruleset = load_ruleset(opts, tables)
-    rules: dict = dict(ruleset.reversed() if opts.reverse else ruleset.rewriting())
-    if project is not None:
-        for key, rule in project.rules().items():
-            rules.setdefault(key, rule)
-    matcher = Matcher(rules)
+    matcher = Matcher(ruleset.reversed() if opts.reverse else ruleset.rewriting())
     known_headers = frozenset(
         value.decode("utf-8", "surrogateescape").strip('<>"')
         for _, value, rule in matcher.headers.values()
         if not getattr(rule, "is_user", False)
     )
     messages = MessageWords(vocabulary) if vocabulary else None
-    return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep), project,
+    return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep), None,
                        messages or None)
+
+
+def with_project(active: ActiveRules, project: ProjectPlan | None) -> ActiveRules:
+    """The rules with the project's renames, which never replace a rule."""
+    if project is None:
+        return active
+    return replace(active, matcher=active.matcher.extended(project.rules()), project=project)
+
+
+def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
+                      project: ProjectPlan | None = None,
+                      vocabulary: Vocabulary | None = None, tables: bool = True) -> ActiveRules:
+    """Compile the matcher for ``opts`` (loading the rules unless given): the rules,
+    then the project's renames."""
+    return with_project(compile_rules(opts, ruleset, vocabulary, tables), project)
 
 
 def _knowledge(ruleset: RuleSet, keep_names) -> Knowledge:

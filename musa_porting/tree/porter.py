@@ -24,7 +24,7 @@ from ..port.includes import IncludeResolver
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
 from . import timings
-from .active_rules import load_active_rules, load_ruleset, rule_options
+from .active_rules import compile_rules, rule_options, with_project
 from .fingerprint import options_fingerprint, rules_stamp
 from .kinds import TABLE_FREE, KindSelector
 from .manifest import JOURNAL_NAME, MANIFEST_NAME, FileRecord, Manifest, load_manifest
@@ -112,18 +112,20 @@ class Porter:
                 if rec is not None:
                     fast[e.rel] = rec
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
-        ruleset = None
+        base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
-            ruleset, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
+            base, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
             planner.fast = fast
             timings.mark("project symbols (index, tables, plan)")
         to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
-        if ruleset is not None or not trusted or to_port:
+        if base is not None or not trusted or to_port:
             # Also checks the rule files, even for a tree with no sources. The tables are
             # skipped when every file to port is of a kind that uses only user rules.
-            tables = ruleset is not None or not to_port or not to_port <= TABLE_FREE
-            planner.rules = load_active_rules(opts, ruleset, project, self.vocabulary(), tables)
+            if base is None:
+                tables = not to_port or not to_port <= TABLE_FREE
+                base = compile_rules(opts, None, self.vocabulary(), tables)
+            planner.rules = with_project(base, project)
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
         timings.mark("rules compiled")
         result.project = project
@@ -167,7 +169,8 @@ class Porter:
     def _project_symbols(self, files: list[Entry], fast: dict[str, FileRecord], old: Manifest,
                          trusted: bool, planner: Planner, result: PortResult):
         """Index the sources and plan the renames. Returns the rules when they had to be
-        loaded, the plan, and the files still skipped: when the renames differ from the
+        compiled (before the plan: the tables' matcher is built while the workers
+        index), the plan, and the files still skipped: when the renames differ from the
         last run's, every file is ported again."""
         sources = [e for e in files if e.kind == "file" and self.kinds.kind_of(e.rel) == "cxx"]
         if not sources:
@@ -181,9 +184,10 @@ class Porter:
             return None, old_plan, fast
         symbols = SymbolPass(self.opts, self.src, self.vocabulary())
         wait = symbols.index(sources, fast)
-        # The tables load while the workers index (a tree of sources nearly always
-        # defines a name to rename, and its sources need the tables anyway).
-        ruleset = load_ruleset(self.opts)
+        # The tables load and compile while the workers index (a tree of sources nearly
+        # always defines a name to rename, and its sources need the tables anyway).
+        base = compile_rules(self.opts, None, self.vocabulary())
+        ruleset = base.ruleset
         index = wait()
         result.symbols_indexed = len(symbols.reindexed)
         result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
@@ -198,7 +202,7 @@ class Porter:
         planner.symbols = {rel: fs.to_json() for rel, fs in index.items()}
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
-        return ruleset, plan, fast
+        return base, plan, fast
 
 
 def port_tree(options: PortOptions) -> PortResult:
