@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,12 @@ MMCV_RULES_YAML = FIXTURES / "mmcv_rules.yaml"
 # The brief's ignores, as torch_musa users write them (paths under the tree).
 MMCV_IGNORES = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/mps", "pytorch/npu"]
 
+
+# The compiled tables (rules/table_cache.py) of this test run go to a folder of its own,
+# not the user's ~/.cache; the CLI runs of the tests inherit it.
+if "MUSA_PORT_CACHE_DIR" not in os.environ:
+    os.environ["MUSA_PORT_CACHE_DIR"] = tempfile.mkdtemp(prefix="musa-port-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["MUSA_PORT_CACHE_DIR"], True)
 
 # CI must run the nvcc tests, never skip them: .ci/run sets this (and installs the
 # nvidia-cuda-nvcc wheel where the machine has no CUDA toolkit).

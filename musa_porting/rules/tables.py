@@ -10,11 +10,13 @@ import gc
 import json
 import os
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from pathlib import Path
 
 from ..errors import PortError
 from .files import load_rule_file
 from .model import USER_FAMILY, Rule, RuleSet
+from .table_cache import cached_tables
 from .vocabulary import VOCABULARY_FILE
 
 
@@ -72,21 +74,26 @@ def load_tables(directory: str | os.PathLike) -> tuple[list[Rule], dict[str, boo
     d = Path(directory)
     if not d.is_dir():
         raise PortError("mapping folder not found", str(d))
-    shipped = d.resolve() == default_mapping_dir().resolve()
+    paths = [p for p in sorted(d.glob("*.json")) if p.name != VOCABULARY_FILE]  # not rules
+    if d.resolve() == default_mapping_dir().resolve():
+        return cached_tables(paths, lambda: _load_shipped_tables(paths))
     rules: list[Rule] = []
     families: dict[str, bool] = {}
-    for path in sorted(d.glob("*.json")):
-        if path.name == VOCABULARY_FILE:
-            continue  # name parts, not rules (rules/vocabulary.py)
-        if shipped:
-            loaded, fam, enabled = _load_shipped_table(path)
-            rules.extend(loaded)
-            families[fam] = enabled
-            continue
+    for path in paths:
         meta: dict[str, bool] = {}
         loaded = load_rule_file(path, family=path.stem, positions=False, meta=meta)
         rules.extend(loaded)
         families.update(meta or {path.stem: True})
+    return rules, families
+
+
+def _load_shipped_tables(paths: list[Path]) -> tuple[list[Rule], dict[str, bool]]:
+    rules: list[Rule] = []
+    families: dict[str, bool] = {}
+    for path in paths:
+        loaded, fam, enabled = _load_shipped_table(path)
+        rules.extend(loaded)
+        families[fam] = enabled
     return rules, families
 
 
@@ -117,8 +124,7 @@ def build_ruleset(
         default_mapping_dir() if default_rules else None)
     if d is not None:
         rules, families = load_tables(d)
-        for rule in rules:
-            rs.rules[rule.key] = rule
+        rs.rules = dict(zip(map(itemgetter(0), rules), rules))  # later keys win, as in a loop
         rs.families = families
         rs.sources.append(str(d))
     for name in [*disable_families, *enable_families]:

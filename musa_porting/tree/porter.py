@@ -14,6 +14,7 @@ renames and the manifest), ``stale`` (outputs whose input is gone), ``journal``
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from dataclasses import replace
@@ -126,6 +127,10 @@ class Porter:
                 tables = not to_port or not to_port <= TABLE_FREE
                 base = compile_rules(opts, None, self.vocabulary(), tables)
             planner.rules = with_project(base, project)
+            # The 30,000 rules live until the run ends: out of the cyclic collector's
+            # sight, its collections during the port no longer walk them (and forked
+            # workers do not touch their pages for it).
+            gc.freeze()
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
         timings.mark("rules compiled")
         result.project = project
@@ -157,6 +162,7 @@ class Porter:
                                 project.to_json() if project is not None else {})
             finish(self.out, planned, dirs, old, manifest, result)
         timings.mark("outputs and manifest written")
+        gc.unfreeze()  # a library caller's later collections see everything again
         result.elapsed = time.perf_counter() - t0
         return result
 
