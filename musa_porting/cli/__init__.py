@@ -4,7 +4,7 @@
 ``musa-port SRC ...`` ports (the default command); other commands are named
 (``musa-port port SRC`` is the explicit form, useful when SRC is called like one).
 Exit codes: 0 success, 1 residuals remain under --check, 2 bad input or usage (nothing
-written), 3 internal error.
+written), 3 internal error, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from .. import __version__
+from .. import __version__, interrupts
 from ..errors import PortError
 from .build_cmd import build_cmd, verify_cmd
 from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
@@ -62,6 +62,7 @@ def main(argv=None) -> None:
 def run(command: click.Command, argv, prog_name: str) -> None:
     """Run a click command as a console script: errors are one line and an exit code
     (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
+    interrupts.install()
     try:
         rc = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
         if isinstance(rc, int) and rc:
@@ -78,6 +79,8 @@ def run(command: click.Command, argv, prog_name: str) -> None:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}")
+    except interrupts.Terminated as exc:
+        fail("terminated; outputs are each old or new, run again to complete", 128 + exc.signum)
     except KeyboardInterrupt:
         fail("interrupted; outputs are each old or new, run again to complete", 130)
     except Exception as exc:  # a bug: say so in one line, keep the trace for debugging

@@ -101,12 +101,22 @@ from .common import CONTEXT, EXIT_CHECK, console_for, progress_bar, split_csv, w
               help="After porting, build the output with mcc (as `musa-port build OUT`).")
 @click.option("--build-args", metavar="ARGS", default="",
               help="Options for that build, e.g. \"--arch mp_21 --shared libops.so\".")
+@click.option("--force", is_flag=True,
+              help="Replace or remove paths in the output that musa-port did not write (not in "
+                   "its manifest). Without it the run stops, naming the first, with nothing "
+                   "written.")
+@click.option("--wait", type=click.FloatRange(min=0), default=600, show_default=True,
+              metavar="SECONDS",
+              help="How long to wait for another musa-port run writing the same output.")
+@click.option("--paranoid", is_flag=True,
+              help="Also compare each input's sha256 with the last run's, not only its size, "
+                   "mtime and ctime (for file systems with coarse timestamps).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
              symbols_backend, defines, compile_commands, rename_paths, vocab_files, no_python,
              launch, jobs, dry_run, diff, report_json, report_csv, sarif, report_files, suppress,
-             check, arch, no_build_files, then_build, build_args, quiet):
+             check, arch, no_build_files, then_build, build_args, force, wait, paranoid, quiet):
     """Port the CUDA tree SRC into SRC_musa.
 
     Source files are rewritten with the default tables plus your rules (literal,
@@ -155,6 +165,9 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         collect_diff=diff is not None,
         build_files=not no_build_files,
         arch=parse_arches(arch),
+        force=force,
+        wait=wait,
+        paranoid=paranoid,
     )
     # The summary goes to stderr when stdout carries the diff or a report.
     to_stdout = "-" in (diff, report_json, report_csv, sarif)

@@ -47,6 +47,11 @@ class PortOptions:
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
     build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
     arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become
+    # Replace or remove paths in the output that musa-port did not write (see
+    # tree/output_state.py); by default the run stops with exit 2 naming the first.
+    force: bool = False
+    wait: float = 600.0  # seconds to wait for another run writing the same output
+    paranoid: bool = False  # compare inputs by sha256 too, not only size, mtime, ctime
 
 
 def parse_arches(values: Sequence[str]) -> tuple[str, ...]:
