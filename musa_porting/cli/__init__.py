@@ -64,7 +64,10 @@ def run(command: click.Command, argv, prog_name: str) -> None:
     (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
     interrupts.install()
     try:
-        rc = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        # Not command.main(): it turns Ctrl-C into an Abort after printing an empty line.
+        args = sys.argv[1:] if argv is None else list(argv)
+        with command.make_context(prog_name, args) as ctx:
+            rc = command.invoke(ctx)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except PortError as exc:

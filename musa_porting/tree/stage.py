@@ -42,8 +42,8 @@ class Stager:
             return
         self._journal()
         for d in missing:
+            self.created.append(d)  # first: a Ctrl-C right after mkdir must find it
             self._write(d, os.mkdir, os.path.join(self.out, d))
-            self.created.append(d)
         for d in self.pending:
             tmp = self.temp_path(d)
             self.temps.append(tmp)
