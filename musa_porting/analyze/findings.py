@@ -8,14 +8,20 @@ mapped back through the edits made on the line.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
 from ..port import lexer
 from ..port.engine import Edit
 from .checks import Diagnostic
 from .hazards import HAZARD_MESSAGES, hazards
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, RESIDUAL_RE, Knowledge
+
+# Findings kept per file, in file order; beyond them only a count per ID is kept, so a
+# generated file full of residuals costs neither memory nor a giant manifest.
+MAX_PER_FILE = 1000
 
 
 def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
@@ -41,10 +47,14 @@ def find_diagnostics(
     edits: Sequence[Edit],
     knowledge: Knowledge,
     protected: Sequence[tuple[int, int]] = (),
+    limit: int | None = None,
+    dropped: dict[str, int] | None = None,
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
-    ``protected`` are marker regions of the output (left alone on purpose).
+    ``protected`` are marker regions of the output (left alone on purpose). With
+    ``limit``, only the first ``limit`` findings (in file order) are built; the rest
+    are counted per ID into ``dropped``.
     """
     has_residual = RESIDUAL_RE.search(out) is not None
     found_hazards = list(hazards(out))
@@ -69,10 +79,12 @@ def find_diagnostics(
         i = bisect_right(nc_starts, off) - 1
         return i >= 0 and noncode[i][0] <= off < noncode[i][1]
 
-    raw: list[tuple[int, str, str, str]] = []  # (offset, id, text, message)
-    for inc in bad_includes:
-        raw.append((inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'"))
-    if has_residual:
+    includes_raw = [(inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'")
+                    for inc in bad_includes]
+
+    def residuals() -> Iterator[tuple[int, str, str, str]]:
+        if not has_residual:
+            return
         keep, known = knowledge.keep, knowledge.known
         # Scan the code between non-code spans only: comments that say "CUDA" cost nothing.
         code, pos = [], 0
@@ -81,20 +93,27 @@ def find_diagnostics(
                 code.append((pos, s))
             pos = max(pos, e)
         code.append((pos, len(out)))
-        matches = [m for s, e in code for m in RESIDUAL_RE.finditer(out, s, e)]
-        for m in matches:
-            off = m.start()
-            name = m.group().decode("ascii")
-            if name in keep or name in BUILTIN_KEEP:
-                continue
-            if name in known:
-                raw.append((off, "MP1001", name, f"'{name}' is a CUDA API with no MUSA equivalent here"))
-            else:
-                raw.append((off, "MP1002", name, f"'{name}' looks like CUDA and is not ported"))
-    for check_id, off, text_b in found_hazards:
-        if not in_noncode(off):
-            text = text_b.decode("ascii", "replace")
-            raw.append((off, check_id, text, HAZARD_MESSAGES[check_id].format(text)))
+        for s, e in code:
+            for m in RESIDUAL_RE.finditer(out, s, e):
+                name = m.group().decode("ascii")
+                if name in keep or name in BUILTIN_KEEP:
+                    continue
+                if name in known:
+                    yield (m.start(), "MP1001", name,
+                           f"'{name}' is a CUDA API with no MUSA equivalent here")
+                else:
+                    yield (m.start(), "MP1002", name, f"'{name}' looks like CUDA and is not ported")
+
+    hazards_raw = [(off, check_id, text_b.decode("ascii", "replace"),
+                    HAZARD_MESSAGES[check_id].format(text_b.decode("ascii", "replace")))
+                   for check_id, off, text_b in found_hazards if not in_noncode(off)]
+    # (offset, id, text, message), in file order: streamed, so that ``limit`` bounds memory.
+    stream = heapq.merge(sorted(includes_raw), residuals(), sorted(hazards_raw),
+                         key=lambda r: r[0])
+    raw = list(islice(stream, limit)) if limit is not None else list(stream)
+    if dropped is not None:
+        for r in stream:
+            dropped[r[1]] = dropped.get(r[1], 0) + 1
     if not raw:
         return []
 

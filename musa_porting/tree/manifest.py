@@ -52,7 +52,7 @@ class FileRecord:
     # changes it. And its sha256 under --paranoid, compared when the stat matches.
     src_ctime_ns: int = 0
     src_sha256: str = ""
-    # Findings beyond the number kept per file (plan.MAX_FINDINGS), counted per ID.
+    # Findings beyond the number kept per file (analyze.findings.MAX_PER_FILE), per ID.
     findings_dropped: dict[str, int] = field(default_factory=dict)
 
 

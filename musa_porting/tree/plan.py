@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..analyze.checks import Diagnostic
+from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
 from ..port.includes import IncludeResolver
 from .active_rules import ActiveRules
@@ -40,11 +41,6 @@ class Planned:
     chmod: bool = False  # only the mode differs
     staged: bool = False  # new bytes already written to the temp file (see stage)
     over: str = ""  # what it replaces besides a file of ours (see OutputState.claim)
-
-
-# Findings kept per file (in the manifest and the reports); beyond them only counts
-# per ID, so a generated file full of residuals cannot bloat the manifest.
-MAX_FINDINGS = 1000
 
 
 class Step(NamedTuple):
@@ -187,8 +183,9 @@ class Planner:
         rec.lines_changed = len({ed.line for ed in ported.edits})
         rec.by_family = ported.by_family
         rec.by_rule = ported.by_rule
-        rec.diagnostics = [d.to_list() for d in ported.diagnostics[:MAX_FINDINGS]]
-        for d in ported.diagnostics[MAX_FINDINGS:]:
+        rec.diagnostics = [d.to_list() for d in ported.diagnostics[:MAX_PER_FILE]]
+        rec.findings_dropped = dict(ported.findings_dropped)
+        for d in ported.diagnostics[MAX_PER_FILE:]:  # the cap, for every kind
             rec.findings_dropped[d.id] = rec.findings_dropped.get(d.id, 0) + 1
         rec.warnings = [f"{src_path}:{line}: warning: {msg}" for line, msg in ported.warnings]
         out_path = os.path.join(self.out, out_rel)
