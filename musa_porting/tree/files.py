@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+from collections.abc import Iterable
 
 from ..errors import PortError
 from .manifest import TMP_SUFFIX
@@ -90,6 +91,20 @@ def write_file(path: str, data: bytes, mode: int) -> os.stat_result:
         while view:
             n = os.write(fd, view)
             view = view[n:]
+        os.fchmod(fd, mode)
+        return os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
+def write_chunks(path: str, chunks: Iterable[bytes], mode: int) -> os.stat_result:
+    """Write a new file from pieces (a large manifest is never one string in memory)."""
+    fd = _create(path)
+    try:
+        for chunk in chunks:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]
         os.fchmod(fd, mode)
         return os.fstat(fd)
     finally:

@@ -90,6 +90,22 @@ def _remove(path: str) -> None:
         pass
 
 
+def remove_temps(out: str, stage_dirs: list[str], keep: str | None = None) -> None:
+    """Remove every temp file and temp folder in these folders of the output (but
+    ``keep``, a temp name in the top folder)."""
+    for rel in stage_dirs:
+        if not _real_dir(out, rel):
+            continue
+        folder = os.path.join(out, rel)
+        try:
+            names = [e.name for e in os.scandir(folder) if TEMP_RE.match(e.name)]
+        except OSError:
+            continue
+        for name in names:
+            if not (rel == "" and name == keep):
+                _remove(os.path.join(folder, name))
+
+
 def pending_intent(out: str) -> Manifest:
     """The staged manifest of an interrupted run, read-only (for a dry run)."""
     data = _read(out)
@@ -105,16 +121,7 @@ def recover(out: str, keep_dirs: list[str]) -> Manifest:
     if data is None:
         return Manifest()
     intent = pending_intent(out)
-    for rel in data.get("stage_dirs", []):
-        if not _real_dir(out, rel):
-            continue
-        folder = os.path.join(out, rel)
-        try:
-            names = [e.name for e in os.scandir(folder) if TEMP_RE.match(e.name)]
-        except OSError:
-            continue
-        for name in names:
-            _remove(os.path.join(folder, name))
+    remove_temps(out, data.get("stage_dirs", []))
     for rel in data.get("temps", []):  # the first format
         if rel.endswith(TMP_SUFFIX) and _real_dir(out, os.path.dirname(rel)):
             _remove(os.path.join(out, rel))

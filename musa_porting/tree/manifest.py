@@ -11,6 +11,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 MANIFEST_NAME = ".musa-port-manifest.json"
@@ -55,6 +56,23 @@ class FileRecord:
     # Findings beyond the number kept per file (analyze.findings.MAX_PER_FILE), per ID.
     findings_dropped: dict[str, int] = field(default_factory=dict)
 
+    def compact(self, shared: dict) -> None:
+        """Share equal small values with the other records of a run (through ``shared``):
+        100,000 files' counts, empty lists and empty symbol entries are a few distinct
+        values, and one copy each keeps a large tree's run within its memory budget.
+        Records are never changed after planning, so sharing is safe."""
+        for name in ("by_family", "by_rule", "findings_dropped", "warnings", "diagnostics"):
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                if len(value) <= 4:
+                    key = (name, *sorted(value.items()))
+                    setattr(self, name, shared.setdefault(key, value))
+            elif not value:
+                setattr(self, name, shared.setdefault((name,), value))
+        sym = self.symbols
+        if sym is not None and len(sym) == 2 and not sym.get("defs") and not sym.get("taken"):
+            self.symbols = shared.setdefault(("symbols",), sym)
+
 
 @dataclass
 class Manifest:
@@ -70,6 +88,11 @@ class Manifest:
     project: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
+        return "".join(self.json_lines())
+
+    def json_lines(self) -> Iterator[str]:
+        """The manifest's JSON, a line at a time (100,000 files: written as it is made,
+        never held whole in memory)."""
         # vars(), not asdict(): asdict deep-copies every list, which cost more than the
         # port itself on a re-run of a large tree. One line per file keeps it diffable.
         head = {
@@ -83,12 +106,11 @@ class Manifest:
             "project": self.project,
         }
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
-        lines = [dumps(head)[:-1] + ',"files":{']
-        items = sorted(self.files.items())
-        for i, (k, v) in enumerate(items):
-            lines.append(dumps(k) + ":" + dumps(vars(v)) + ("," if i < len(items) - 1 else ""))
-        lines.append("}}")
-        return "\n".join(lines) + "\n"
+        yield dumps(head)[:-1] + ',"files":{\n'
+        keys = sorted(self.files)
+        for i, k in enumerate(keys):
+            yield dumps(k) + ":" + dumps(vars(self.files[k])) + (",\n" if i < len(keys) - 1 else "\n")
+        yield "}}\n"
 
     def owns(self, rel: str) -> bool:
         """Whether musa-port wrote the file or link at ``rel`` (else it is the user's)."""
@@ -129,7 +151,10 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
             return Manifest()
         fields = set(FileRecord.__dataclass_fields__)
         files = {k: FileRecord(**{f: x for f, x in v.items() if f in fields})
-                 for k, v in data.get("files", {}).items()}
+                 for k, v in data.pop("files", {}).items()}
+        shared: dict = {}
+        for rec in files.values():
+            rec.compact(shared)
         return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                         list(data.get("dirs", [])), int(data.get("rules", 0)),
                         dict(data.get("options", {})), dict(data.get("project", {})))

@@ -62,6 +62,7 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
                     results[i] = planner.plan(e)
             for steps in pending:
                 for i, step in steps:
+                    step.planned.entry = files[i]  # not the worker's copy: one per file
                     if planner.stage is not None:
                         planner.stage(step.planned)
                     results[i] = step

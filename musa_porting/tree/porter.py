@@ -151,11 +151,13 @@ class Porter:
         # (the renames happen after planning).
         stager = None if opts.dry_run else Stager(self.src, self.out, state)
         planned: list[Planned] = []
+        shared: dict = {}  # see FileRecord.compact
         try:
             if stager is not None:
                 stager.prepare([d.rel for d in dirs])
                 planner.stage = stager.stage
             for step in plan_all(planner, files, opts.jobs, opts.progress):
+                step.planned.record.compact(shared)
                 planned.append(step.planned)
                 result.files.append(step.outcome)
                 result.warnings.extend(step.warnings)

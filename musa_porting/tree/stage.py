@@ -16,8 +16,8 @@ import posixpath
 
 from ..errors import PortError
 from .faults import fault
-from .files import copy_file, temp_name, write_file
-from .journal import clear_journal, manifest_temp, write_journal
+from .files import copy_file, temp_name, write_chunks, write_file
+from .journal import clear_journal, manifest_temp, remove_temps, write_journal
 from .manifest import MANIFEST_NAME, Manifest
 from .output_state import MISSING, PENDING, OutputState
 from .plan import Planned
@@ -29,7 +29,7 @@ class Stager:
         self.dirs: list[str] = []  # the run's output folders, parents first
         self.created: list[str] = []  # folders staging created (removed again on failure)
         self.pending: list[str] = []  # folders placed at commit time from temp folders
-        self.temps: list[str] = []  # temp files and folders written
+        self.stage_dirs: list[str] = []  # the folders that may hold temp files
         self.manifest_staged = False
         self._journaled = False
 
@@ -45,18 +45,16 @@ class Stager:
             self.created.append(d)  # first: a Ctrl-C right after mkdir must find it
             self._write(d, os.mkdir, os.path.join(self.out, d))
         for d in self.pending:
-            tmp = self.temp_path(d)
-            self.temps.append(tmp)
-            self._write(d, lambda path: os.mkdir(path, 0o700), tmp)
+            self._write(d, lambda path: os.mkdir(path, 0o700), self.temp_path(d))
 
     def _journal(self) -> None:
         """Before the first thing is written: what a killed run may leave (journal.py)."""
         if self._journaled:
             return
-        stage_dirs = ["", *(d for d in self.dirs if self.state.dirs[d] != PENDING)]
+        self.stage_dirs = ["", *(d for d in self.dirs if self.state.dirs[d] != PENDING)]
         created = [d for d in self.dirs if self.state.dirs[d] == MISSING]
         try:
-            write_journal(self.out, stage_dirs, created)
+            write_journal(self.out, self.stage_dirs, created)
         except OSError as exc:
             raise PortError(f"cannot write into the output folder: {exc.strerror or exc}",
                             self.out) from None
@@ -80,7 +78,6 @@ class Stager:
             return
         self._journal()
         tmp = self.temp_path(p.out_rel)
-        self.temps.append(tmp)
         if p.data is not None:
             data = p.data
             st = self._write(p.out_rel, lambda path: write_file(path, data, p.entry.mode), tmp)
@@ -109,22 +106,13 @@ class Stager:
         """The new manifest, last: its presence tells recovery the commit may have begun."""
         self._journal()
         tmp = os.path.join(self.out, manifest_temp())
-        self.temps.append(tmp)
-        data = manifest.to_json().encode()
-        self._write(MANIFEST_NAME, lambda path: write_file(path, data, 0o644), tmp)
+        lines = (line.encode() for line in manifest.json_lines())
+        self._write(MANIFEST_NAME, lambda path: write_chunks(path, lines, 0o644), tmp)
         self.manifest_staged = True
 
     def unstage(self) -> None:
         """Undo staging after a failure: the output is left as it was."""
-        for tmp in self.temps:
-            try:
-                if os.path.isdir(tmp) and not os.path.islink(tmp):
-                    os.rmdir(tmp)
-                else:
-                    os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-        self.temps = []
+        remove_temps(self.out, self.stage_dirs)
         for d in reversed(self.created):
             try:
                 os.rmdir(os.path.join(self.out, d))

@@ -19,7 +19,7 @@ import stat
 from ..errors import PortError
 from ..interrupts import deferred
 from .faults import fault
-from .journal import clear_journal, manifest_temp
+from .journal import clear_journal, manifest_temp, remove_temps
 from .manifest import MANIFEST_NAME
 from .plan import Planned
 from .result import PortResult
@@ -85,14 +85,4 @@ def _commit(out: str, planned: list[Planned], dirs: list[Entry], stale: StalePla
 def _abandon(stager: Stager) -> None:
     """After a failed rename: remove the temp files not yet in place, but keep the
     journal and the staged manifest, so the next run knows what this one placed."""
-    keep = os.path.join(stager.out, manifest_temp())
-    for tmp in stager.temps:
-        if tmp == keep:
-            continue
-        try:
-            if os.path.isdir(tmp) and not os.path.islink(tmp):
-                os.rmdir(tmp)
-            else:
-                os.unlink(tmp)
-        except OSError:
-            pass  # already renamed into place
+    remove_temps(stager.out, stager.stage_dirs, keep=manifest_temp())

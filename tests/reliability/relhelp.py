@@ -197,3 +197,22 @@ def kill_all(pids: set[int]) -> None:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def measured(*args, env: Mapping[str, str] | None = None) -> dict:
+    """Run musa-port in a fresh wrapper process: its exit code, wall and CPU seconds,
+    and the peak RSS of the run and its workers (RUSAGE_CHILDREN of the wrapper counts
+    only them)."""
+    import json
+
+    code = ("import json, resource, subprocess, sys, time\n"
+            "t0 = time.perf_counter()\n"
+            "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+            "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(json.dumps({'rc': rc, 'wall': time.perf_counter() - t0, 'cpu': ru.ru_utime"
+            " + ru.ru_stime, 'peak_mb': ru.ru_maxrss / 1024}))\n")
+    proc = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "musa_porting",
+                           *map(_arg, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
