@@ -69,15 +69,27 @@ def worker_init(parent: int) -> None:
     die_with_parent(signal.SIGKILL, parent)
 
 
+_PRCTL: list = []  # libc's prctl, loaded in the parent (see prepare_death_signal)
+
+
+def prepare_death_signal() -> None:
+    """Load libc's prctl now, in the parent: a child between fork and exec must not
+    import anything (another thread may hold the import lock)."""
+    if not _PRCTL:
+        try:
+            import ctypes
+
+            _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+        except (OSError, AttributeError):
+            _PRCTL.append(None)  # not Linux
+
+
 def die_with_parent(signum: int, parent: int) -> None:
     """Ask Linux to send ``signum`` to this process when its parent (pid ``parent``)
-    exits."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signum), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    exits. Call prepare_death_signal() in the parent first."""
+    prctl = _PRCTL[0] if _PRCTL else None
+    if prctl is None:
         return  # not Linux: workers end when the pool's pipe closes
+    prctl(1, int(signum), 0, 0, 0)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:  # the parent died before prctl
         os.kill(os.getpid(), signum)

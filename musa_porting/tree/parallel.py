@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 
-from ..interrupts import worker_init
+from ..interrupts import prepare_death_signal, worker_init
 from .plan import Planner, Step
 from .walk import Entry
 
@@ -53,6 +53,7 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
     chunks = [heavy[i:i + CHUNK] for i in range(0, len(heavy), CHUNK)]
     results: dict[int, Step] = {}
     try:
+        prepare_death_signal()
         with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), worker_init,
                                                       (os.getpid(),)) as pool:
             pending = pool.imap_unordered(_plan_chunk, chunks)
@@ -93,6 +94,7 @@ def map_forked(func: Callable, items: list, jobs: int | None) -> list:
     _MAPPED = func
     chunks = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
     try:
+        prepare_death_signal()
         with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), worker_init,
                                                       (os.getpid(),)) as pool:
             return [r for part in pool.map(_map_chunk, chunks) for r in part]

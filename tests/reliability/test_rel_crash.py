@@ -172,17 +172,17 @@ def test_workers_die_quietly_with_their_parent(tmp_path):
     with open(log, "wb") as fh:
         proc = start(src, "-q", "-j", "2", stderr=fh)
         deadline = time.monotonic() + 60
-        while len(alive(descendants(proc.pid))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.3)
-        pids = descendants(proc.pid)
+        pids: set[int] = set()
+        while len(pids) < 2 and time.monotonic() < deadline:  # workers are at work
+            pids = alive(descendants(proc.pid))
+            time.sleep(0.01)
         assert pids, "no workers started"
         proc.kill()
         proc.wait()
         left = wait_gone(pids, 5)
         kill_all(left)
-    assert left == set(), "workers outlived their parent"
     text = log.read_bytes().decode(errors="replace")
+    assert left == set(), f"workers outlived their parent: {left}; {text}"
     assert "Traceback" not in text and "BrokenPipeError" not in text, text
 
 
