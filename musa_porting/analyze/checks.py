@@ -41,6 +41,10 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A name the tree defines holds a CUDA word, but its MUSA name is taken (the tree "
           "defines or uses it, or the tables do), so neither is renamed.",
           "#define CUDA_CHECK ... / #define MUSA_CHECK ..."),
+    Check("MP1006", "source-not-text", "warning", True,
+          "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
+          "so it is copied unchanged under its own name (k.cu stays k.cu). Convert it to "
+          "UTF-8 to port it.", "k.cu saved as UTF-16"),
     Check("MP2001", "inline-ptx", "warning", False,
           "Inline assembly (PTX) does not run on MUSA.", 'asm volatile("bar.sync 0;");'),
     Check("MP2002", "warp-size-32", "warning", False,

@@ -8,14 +8,20 @@ mapped back through the edits made on the line.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
 from ..port import lexer
 from ..port.engine import Edit
 from .checks import Diagnostic
 from .hazards import HAZARD_MESSAGES, hazards
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
+
+# Findings kept per file, in file order; beyond them only a count per ID is kept, so a
+# generated file full of residuals costs neither memory nor a giant manifest.
+MAX_PER_FILE = 1000
 
 
 def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
@@ -41,12 +47,16 @@ def find_diagnostics(
     edits: Sequence[Edit],
     knowledge: Knowledge,
     lexed: lexer.Lexed | None = None,
+    limit: int | None = None,
+    dropped: dict[str, int] | None = None,
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
     ``lexed`` is the source's lexing (comments, strings, includes, markers), which the
     port already did: a finding in the output is mapped back to its place in the
-    source, where these say whether it stands in code.
+    source, where these say whether it stands in code. With ``limit``, only the first
+    ``limit`` findings (in file order) are built; the rest are counted per ID into
+    ``dropped``.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)
@@ -84,10 +94,10 @@ def find_diagnostics(
         i = bisect_right(nc_starts, so) - 1
         return i >= 0 and noncode[i][0] <= so < noncode[i][1]
 
-    raw: list[tuple[int, str, str, str]] = []  # (offset, id, text, message)
-    for inc in bad_includes:
-        raw.append((inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'"))
-    if residuals:
+    includes_raw = [(inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'")
+                    for inc in bad_includes]
+
+    def residuals_raw() -> Iterator[tuple[int, str, str, str]]:
         keep, known = knowledge.keep, knowledge.known
         # One scan of the whole text (a scan per stretch of code between comments cost
         # more); what starts in a comment, a string or an include is dropped.
@@ -99,13 +109,20 @@ def find_diagnostics(
             if name in keep or name in BUILTIN_KEEP:
                 continue
             if name in known:
-                raw.append((off, "MP1001", name, f"'{name}' is a CUDA API with no MUSA equivalent here"))
+                yield (off, "MP1001", name, f"'{name}' is a CUDA API with no MUSA equivalent here")
             else:
-                raw.append((off, "MP1002", name, f"'{name}' looks like CUDA and is not ported"))
-    for check_id, off, text_b in found_hazards:
-        if not in_noncode(off):
-            text = text_b.decode("ascii", "replace")
-            raw.append((off, check_id, text, HAZARD_MESSAGES[check_id].format(text)))
+                yield (off, "MP1002", name, f"'{name}' looks like CUDA and is not ported")
+
+    hazards_raw = [(off, check_id, text_b.decode("ascii", "replace"),
+                    HAZARD_MESSAGES[check_id].format(text_b.decode("ascii", "replace")))
+                   for check_id, off, text_b in found_hazards if not in_noncode(off)]
+    # (offset, id, text, message), in file order: streamed, so that ``limit`` bounds memory.
+    stream = heapq.merge(sorted(includes_raw), residuals_raw(), sorted(hazards_raw),
+                         key=lambda r: r[0])
+    raw = list(islice(stream, limit)) if limit is not None else list(stream)
+    if dropped is not None:
+        for r in stream:
+            dropped[r[1]] = dropped.get(r[1], 0) + 1
     if not raw:
         return []
     out_lc = _line_cols(out, [r[0] for r in raw])

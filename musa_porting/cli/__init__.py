@@ -3,7 +3,7 @@
 in ``app``.
 
 Exit codes: 0 success, 1 findings remain under --check, 2 bad input or usage (nothing
-written), 3 internal error.
+written), 3 internal error, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).
 
 This module imports nothing heavy: ``musa-port --version`` answers before click is
 imported, so it costs no more than starting Python.

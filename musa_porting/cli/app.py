@@ -13,7 +13,7 @@ import sys
 import click
 from click.shell_completion import CompletionItem
 
-from .. import __version__
+from .. import __version__, interrupts
 from ..errors import PortError
 from ..shadow import shadow_warning
 from .build_cmd import build_cmd, verify_cmd
@@ -94,8 +94,14 @@ def main(args: list[str]) -> None:
 def run(command: click.Command, argv, prog_name: str) -> None:
     """Run a click command as a console script: errors are one line and an exit code
     (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
+    if f"_{prog_name.replace('-', '_').upper()}_COMPLETE" in os.environ:
+        command.main(args=argv, prog_name=prog_name)  # click answers the shell, and exits
+    interrupts.install()
     try:
-        rc = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        # Not command.main(): it turns Ctrl-C into an Abort after printing an empty line.
+        args = sys.argv[1:] if argv is None else list(argv)
+        with command.make_context(prog_name, args) as ctx:
+            rc = command.invoke(ctx)
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except PortError as exc:
@@ -110,6 +116,8 @@ def run(command: click.Command, argv, prog_name: str) -> None:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}")
+    except interrupts.Terminated as exc:
+        fail("terminated; outputs are each old or new, run again to complete", 128 + exc.signum)
     except KeyboardInterrupt:
         fail("interrupted; outputs are each old or new, run again to complete", 130)
     except Exception as exc:  # a bug: say so in one line, keep the trace for debugging

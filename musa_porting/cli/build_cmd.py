@@ -31,6 +31,10 @@ def _build_options(f):
         click.option("--build-dir", metavar="DIR",
                      help=f"Where build.ninja, objects and compile_commands.json go "
                           f"(default: OUT/{'.musa-port-build'})."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+                     metavar="SECONDS",
+                     help="Stop a compile that runs longer than this (it then fails); needs "
+                          "coreutils' timeout. Default: no limit."),
         click.option("-q", "--quiet", is_flag=True, help="Print only the one-line result."),
         color_option,
     ]
@@ -60,7 +64,7 @@ def _build_options(f):
 @_build_options
 def build_cmd(out, arch, mcc, opt, shared, libs, launcher, cxx, mcc_for_cpp, compile_commands,
               include_dirs, defines, std, jobs, keep_going, only, exclude, report_json,
-              build_dir, quiet):
+              build_dir, timeout, quiet):
     """Compile a ported tree with mcc, on ninja; errors point at the CUDA lines.
 
     Writes build.ninja and compile_commands.json, runs ninja (a re-build only redoes
@@ -80,7 +84,7 @@ def build_cmd(out, arch, mcc, opt, shared, libs, launcher, cxx, mcc_for_cpp, com
         include_dirs=list(include_dirs), defines=list(defines), std=std, opt=opt,
         shared=shared, libs=list(libs), jobs=jobs, launcher=launcher, keep_going=keep_going,
         only=list(only), exclude=list(exclude), compile_commands=compile_commands,
-        build_dir=build_dir)
+        build_dir=build_dir, timeout=timeout)
     _run_build(bopts, None, report_json, quiet, "Build")
 
 
@@ -123,7 +127,7 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
 @click.option("--arch", default="sm_80", show_default=True, help="The CUDA arch to check with.")
 @_build_options
 def verify_cmd(out, nvcc, mode, arch, include_dirs, defines, std, jobs, keep_going, only,
-               exclude, report_json, build_dir, quiet):
+               exclude, report_json, build_dir, timeout, quiet):
     """Compile-check a port with nvcc, without MUSA hardware or toolkit.
 
     Generates a shim include folder from the rules the port used (recorded in OUT's
@@ -137,7 +141,8 @@ def verify_cmd(out, nvcc, mode, arch, include_dirs, defines, std, jobs, keep_goi
 
     vopts = VerifyOptions(out=out, nvcc=nvcc, mode=mode, include_dirs=list(include_dirs),
                           defines=list(defines), arch=arch, std=std, jobs=jobs, keep_going=True,
-                          only=list(only), exclude=list(exclude), build_dir=build_dir)
+                          only=list(only), exclude=list(exclude), build_dir=build_dir,
+                          timeout=timeout)
     from ..compile.verify import verify
 
     _run_build(vopts, None, report_json, quiet, "Verify", runner=verify)

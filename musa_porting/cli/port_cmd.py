@@ -102,6 +102,16 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
               help="After porting, build the output with mcc (as `musa-port build OUT`).")
 @click.option("--build-args", metavar="ARGS", default="",
               help="Options for that build, e.g. \"--arch mp_21 --shared libops.so\".")
+@click.option("--force", is_flag=True,
+              help="Replace or remove paths in the output that musa-port did not write (not in "
+                   "its manifest). Without it the run stops, naming the first, with nothing "
+                   "written.")
+@click.option("--wait", type=click.FloatRange(min=0), default=600, show_default=True,
+              metavar="SECONDS",
+              help="How long to wait for another musa-port run writing the same output.")
+@click.option("--paranoid", is_flag=True,
+              help="Also compare each input's sha256 with the last run's, not only its size, "
+                   "mtime and ctime (for file systems with coarse timestamps).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 @color_option
 @click.option("--config", "config_file", metavar="FILE", type=click.Path(dir_okay=False),
@@ -113,8 +123,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
              symbols_backend, defines, compile_commands, rename_paths, vocab_files, no_python,
              launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
-             suppress, check, arch, no_build_files, then_build, build_args, quiet, config_file,
-             no_config):
+             suppress, check, arch, no_build_files, then_build, build_args, force, wait, paranoid,
+             quiet, config_file, no_config):
     """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
     rewritten, .cu/.cuh renamed .mu/.muh, the rest copied; re-runs redo only changes.
 
@@ -178,6 +188,9 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         collect_diff=diff is not None,
         build_files=not no_build_files,
         arch=parse_arches(arch),
+        force=force,
+        wait=wait,
+        paranoid=paranoid,
     )
     if os.path.isfile(src):
         from .file_mode import TREE_ONLY, port_one_file

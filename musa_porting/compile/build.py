@@ -44,6 +44,7 @@ class BuildOptions:
     compile_commands: bool = False
     build_dir: str | None = None
     progress: Callable[[int, int], None] | None = None
+    timeout: float | None = None  # seconds per compile (coreutils' timeout); None: none
 
 
 
@@ -61,7 +62,12 @@ def mcc_profile(opts: BuildOptions) -> Profile:
     if opts.mcc_for_cpp:
         host = [*device, "-x", "musa"]
     else:
-        host = [opts.cxx, "-c", *common]
+        # A host file of the port includes musa_runtime.h as a CUDA one included
+        # cuda_runtime.h: the host compiler finds it where mcc does (torch_musa's
+        # include_paths(musa=True) adds the same folder).
+        musa_include = Path(tc.home) / "include" if tc.home else None
+        extra = [f"-I{musa_include}"] if musa_include is not None and musa_include.is_dir() else []
+        host = [opts.cxx, "-c", *common, *extra]
     libdir = [f"-L{Path(tc.home) / 'lib'}"] if tc.home else []
     return Profile("mcc", device, host, [tc.compiler, "-shared"],
                    [*libdir, "-lmusart", *[f"-l{lib}" for lib in opts.libs]])
@@ -98,6 +104,10 @@ def build(opts: BuildOptions, profile: Profile | None = None) -> BuildResult:
     out = Path(opts.out).resolve()
     if not out.is_dir():
         raise PortError("ported tree not found", opts.out)
+    if opts.build_dir is None and not (out / MANIFEST_NAME).is_file():
+        raise PortError(f"not a tree musa-port ported (no {MANIFEST_NAME}); building it would "
+                        f"write {BUILD_DIR_NAME}/ into it: pass --build-dir DIR to build it "
+                        "anyway", opts.out)
     profile = profile or mcc_profile(opts)
     build_dir = Path(opts.build_dir).resolve() if opts.build_dir else out / BUILD_DIR_NAME
     portmap = PortMap.load(out)
@@ -110,6 +120,7 @@ def build(opts: BuildOptions, profile: Profile | None = None) -> BuildResult:
     if opts.compile_commands:
         shutil.copyfile(build_dir / "compile_commands.json", out / "compile_commands.json")
     output, up_to_date = run_ninja(build_dir, files, link, keep_going=opts.keep_going,
-                                   jobs=opts.jobs, portmap=portmap, progress=opts.progress)
+                                   jobs=opts.jobs, portmap=portmap, progress=opts.progress,
+                                   timeout=opts.timeout)
     return BuildResult(str(out), str(build_dir), profile.name, files, link, output,
                        time.perf_counter() - t0, up_to_date)

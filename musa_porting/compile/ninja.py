@@ -3,6 +3,12 @@ profile, and ninja's output attributed to each compile.
 
 The driver never schedules compiles itself: ninja does (depfiles make a re-build after
 touching a header recompile only its dependents).
+
+Ninja runs in its own session, and dies with us: on every way out (an error, Ctrl-C,
+SIGTERM, our own death) it is asked to stop, which it passes on to each compile's
+process group, and whatever is left of its session is killed. ``--timeout`` wraps each
+command in coreutils' ``timeout`` through an environment variable, so build.ninja's
+commands (and ninja's record of them) do not change with it.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
-import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import PortError
@@ -24,7 +32,11 @@ from .result import FileBuild
 
 _STATUS = "@@musa-port[%f/%t] "
 _STATUS_RE = re.compile(r"^@@musa-port\[(\d+)/(\d+)\] (.*)$")
-_FAILED_RE = re.compile(r"^FAILED: (?:\[code=\d+\] )?(.*?)\s*$")
+_FAILED_RE = re.compile(r"^FAILED: (?:\[code=(\d+)\] )?(.*?)\s*$")
+# Each command runs as `exec $MUSA_PORT_COMMAND_PREFIX ...`: `timeout -k 5 N` under
+# --timeout, else nothing (exec keeps the compile in the process group ninja made).
+PREFIX_VAR = "MUSA_PORT_COMMAND_PREFIX"
+TIMED_OUT = (124, 137)  # timeout's codes: the command timed out, or had to be killed
 
 
 def _ninja_escape_path(p: str) -> str:
@@ -62,13 +74,13 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
         "ninja_required_version = 1.3",
         "",
         "rule cc",
-        "  command = $cmd",
+        f"  command = exec $${PREFIX_VAR} $cmd",
         "  description = $desc",
         "  depfile = $out.d",
         "  deps = gcc",
         "",
         "rule link",
-        "  command = $cmd",
+        f"  command = exec $${PREFIX_VAR} $cmd",
         "  description = $desc",
         "",
     ]
@@ -105,21 +117,29 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
 
 def write_if_changed(path: Path, text: str) -> None:
     """Keep the mtime of an unchanged generated file: ninja re-reads a changed
-    build.ninja and re-compiles whatever depends on a changed shim header."""
+    build.ninja and re-compiles whatever depends on a changed shim header. Written
+    atomically, through one temp name per file, so a killed run leaves none behind
+    that the next one would not reuse."""
     data = text.encode()
     try:
         if path.read_bytes() == data:
             return
     except OSError:
         pass  # no previous file: write it
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    tmp = path.with_name(f".{path.name}.musa-port-tmp")
     try:
+        tmp.unlink()
+    except FileNotFoundError:
+        pass
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide a generated file from others
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        if tmp.exists():
+            tmp.unlink()
         raise
 
 
@@ -135,9 +155,101 @@ def _failed_edge(outputs: str, build_dir: Path, by_obj: dict[str, FileBuild]
     return None
 
 
+def _prefix(timeout: float | None) -> str:
+    if not timeout:
+        return ""
+    tool = shutil.which("timeout")
+    if tool is None:
+        raise PortError("--timeout needs the `timeout` command (GNU coreutils) on PATH")
+    return shlex.join([tool, "-k", "5", f"{timeout:g}"])
+
+
+def _session(sid: int) -> list[int]:
+    """The processes of session ``sid`` (Linux /proc; elsewhere none are known)."""
+    pids = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return pids
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            if int(fields[3]) == sid:  # after ")": state, ppid, pgrp, session
+                pids.append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop ninja and everything it started: SIGTERM to ninja (it passes it to each
+    command's process group and exits), then SIGKILL to what is left of its session."""
+    if proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+    deadline = time.monotonic() + 5
+    while True:
+        left = [p for p in _session(proc.pid) if p != os.getpid()]
+        if not left or time.monotonic() > deadline:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+@contextmanager
+def _ninja(cmd: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """Ninja in its own session, stopped with its children on every way out."""
+    from ..interrupts import die_with_parent, prepare_death_signal
+
+    prepare_death_signal()
+    me = os.getpid()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                            text=True, errors="replace", start_new_session=True,
+                            preexec_fn=lambda: die_with_parent(signal.SIGTERM, me))
+    try:
+        yield proc
+        proc.wait()
+    finally:
+        if proc.returncode is None:
+            _stop(proc)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def _why(code: int | None, output: str, timeout: float | None) -> str:
+    """A line that explains a failure the compiler's own output may not: a timeout, a
+    crash, or a compiler that failed without a word."""
+    if code is not None and timeout and code in TIMED_OUT:
+        return f"musa-port: the command timed out after {timeout:g} s (--timeout)\n"
+    if code is not None and code > 128:
+        try:
+            name = signal.Signals(code - 128).name
+        except ValueError:
+            name = f"signal {code - 128}"
+        return f"musa-port: the compiler was killed by {name} (exit code {code})\n"
+    if not output.strip():
+        said = f"exited with code {code}" if code is not None else "failed"
+        return f"musa-port: the compiler {said} and printed nothing\n"
+    return ""
+
+
 def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *,
               keep_going: bool, jobs: int | None, portmap: PortMap,
-              progress: Callable[[int, int], None] | None = None) -> tuple[str, bool]:
+              progress: Callable[[int, int], None] | None = None,
+              timeout: float | None = None) -> tuple[str, bool]:
     """Run ninja, attribute its output to each compile; return (output, up to date)."""
     by_obj = {f.obj: f for f in files}
     if link is not None:
@@ -146,42 +258,40 @@ def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *
     cmd = [find_ninja(), "-C", str(build_dir), "-k", "0" if keep_going else "1"]
     if jobs:
         cmd += ["-j", str(jobs)]
-    env = dict(os.environ, NINJA_STATUS=_STATUS)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                            text=True, errors="replace")
+    env = dict(os.environ, NINJA_STATUS=_STATUS, **{PREFIX_VAR: _prefix(timeout)})
     log: list[str] = []
     current: FileBuild | None = None
     skip_command_line = False
-    failed: set[str] = set()
-    assert proc.stdout is not None
-    for raw in proc.stdout:
-        line = raw.rstrip("\n")
-        log.append(line)
-        m = _STATUS_RE.match(line)
-        if m:
-            done, total, desc = int(m.group(1)), int(m.group(2)), m.group(3)
-            rel = desc.split(" ", 1)[1] if " " in desc else desc
-            current = by_desc.get(rel) or (link if link is not None and desc.startswith("LINK")
-                                           else None)
-            if progress is not None:
-                progress(done, total)
-            continue
-        f = _FAILED_RE.match(line)
-        if f:
-            current = _failed_edge(f.group(1), build_dir, by_obj)
+    failed: dict[str, int | None] = {}  # object -> exit code, when ninja says
+    with _ninja(cmd, env) as proc:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            line = raw.rstrip("\n")
+            log.append(line)
+            m = _STATUS_RE.match(line)
+            if m:
+                done, total, desc = int(m.group(1)), int(m.group(2)), m.group(3)
+                rel = desc.split(" ", 1)[1] if " " in desc else desc
+                current = by_desc.get(rel) or (link if link is not None and desc.startswith("LINK")
+                                               else None)
+                if progress is not None:
+                    progress(done, total)
+                continue
+            f = _FAILED_RE.match(line)
+            if f:
+                current = _failed_edge(f.group(2), build_dir, by_obj)
+                if current is not None:
+                    failed[current.obj] = int(f.group(1)) if f.group(1) else None
+                skip_command_line = True
+                continue
+            if skip_command_line:
+                skip_command_line = False  # ninja echoes the failed command: not compiler output
+                continue
+            if line.startswith("ninja: "):
+                current = None
+                continue
             if current is not None:
-                failed.add(current.obj)
-            skip_command_line = True
-            continue
-        if skip_command_line:
-            skip_command_line = False  # ninja echoes the failed command: not compiler output
-            continue
-        if line.startswith("ninja: "):
-            current = None
-            continue
-        if current is not None:
-            current.output += line + "\n"
-    proc.wait()
+                current.output += line + "\n"
     out = "\n".join(log)
     up_to_date = "ninja: no work to do." in out
     # After a failure, ask ninja which edges are still out of date: those were not
@@ -201,6 +311,7 @@ def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *
     for item in [*files, *([link] if link else [])]:
         if item.obj in failed:
             item.status = "failed"
+            item.output += _why(failed[item.obj], item.output, timeout)
         elif item.obj not in dirty and os.path.exists(item.obj):
             item.status = "ok"
         else:

@@ -48,6 +48,7 @@ class VerifyOptions:
     build_dir: str | None = None
     extra_flags: Sequence[str] = ()
     progress: object = None
+    timeout: float | None = None  # seconds per compile
 
 
 class _IncludeGraph:
@@ -207,5 +208,5 @@ def verify(opts: VerifyOptions) -> BuildResult:
     profile = nvcc_profile(opts, shim_dir, _IncludeGraph(out))
     bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
                          only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),
-                         progress=opts.progress)  # type: ignore[arg-type]
+                         progress=opts.progress, timeout=opts.timeout)  # type: ignore[arg-type]
     return build(bopts, profile)

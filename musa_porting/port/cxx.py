@@ -155,12 +155,15 @@ class _ProjectStrings:
 def _include_warnings(new_data, edits, out_of_tree, known_headers) -> list[tuple[int, str]]:
     """Warn where a user rule rewrote an include of a header that is not in the tree."""
     touched = {}
+    # Edits never overlap, so sorted by start their ends increase too: the first user
+    # edit ending after an include starts is the only candidate (one bisect each).
+    user = sorted((e for e in edits if e.rule is not None and getattr(e.rule, "is_user", False)),
+                  key=lambda e: e.start)
+    ends = [e.end for e in user]
     for inc in out_of_tree:
-        for e in edits:
-            if e.rule is not None and getattr(e.rule, "is_user", False) \
-                    and e.start < inc.end and inc.start < e.end:
-                touched[inc.line] = (inc, e)
-                break
+        j = bisect_right(ends, inc.start)
+        if j < len(user) and user[j].start < inc.end:
+            touched[inc.line] = (inc, user[j])
     if not touched:
         return []
     new_by_line = {i.line: i for i in lexer.includes(new_data)}

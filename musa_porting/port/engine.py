@@ -407,6 +407,7 @@ def rewrite(
 
     pieces: list[bytes] = []
     edits: list[Edit] = []
+    decoded: dict[bytes, str] = {}  # one str per replacement text, not one per edit
     pos = 0
     line = 1
     line_start = 0
@@ -417,10 +418,10 @@ def rewrite(
         pieces.append(data[pos:s])
         pieces.append(value)
         if value != data[s:e]:  # identity rules (X: X) protect text but change nothing
-            edits.append(
-                Edit(s, e, line, s - line_start + 1, key,
-                     value.decode("utf-8", "surrogateescape"), rule)
-            )
+            new = decoded.get(value)
+            if new is None:
+                new = decoded[value] = value.decode("utf-8", "surrogateescape")
+            edits.append(Edit(s, e, line, s - line_start + 1, key, new, rule))
         # Count newlines inside the replaced span too, so later line numbers stay right.
         line += data.count(b"\n", s, e)
         pos = e

@@ -169,16 +169,21 @@ def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def subtract_spans(
     spans: list[tuple[int, int]], holes: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
-    """``spans`` minus ``holes`` (both merged and sorted)."""
+    """``spans`` minus ``holes`` (both merged and sorted). One pass over both: a 50 MB
+    file has hundreds of thousands of each."""
     out = []
+    i, n = 0, len(holes)
     for s, e in spans:
+        while i < n and holes[i][1] <= s:
+            i += 1  # holes wholly before this span (and, spans being sorted, every later one)
         cur = s
-        for hs, he in holes:
-            if he <= cur or hs >= e:
-                continue
+        j = i
+        while j < n and holes[j][0] < e:
+            hs, he = holes[j]
             if hs > cur:
                 out.append((cur, hs))
             cur = max(cur, he)
+            j += 1
         if cur < e:
             out.append((cur, e))
     return out

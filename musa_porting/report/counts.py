@@ -21,10 +21,32 @@ def findings(r: PortResult, suppress: Set[str] = frozenset()) -> list[tuple[File
     return out
 
 
+def _count(f: FileOutcome, ids: Set[str]) -> int:
+    """A file's findings with these IDs: the rows kept, and those beyond the cap per
+    file (tree/plan.MAX_FINDINGS), which are only counted."""
+    return (sum(1 for row in f.record.diagnostics if row[0] in ids)
+            + sum(n for cid, n in f.record.findings_dropped.items() if cid in ids))
+
+
 def residual_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
     """Residuals left (counted on the stored rows: a large tree has thousands)."""
     ids = {cid for cid, c in CHECKS.items() if c.residual and cid not in suppress}
-    return sum(1 for f in r.files for row in f.record.diagnostics if row[0] in ids)
+    return sum(_count(f, ids) for f in r.files)
+
+
+def file_residuals(f: FileOutcome, suppress: Set[str] = frozenset()) -> int:
+    return _count(f, {cid for cid, c in CHECKS.items() if c.residual and cid not in suppress})
+
+
+def counts_by_id(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, int]:
+    """Findings per ID, those beyond the cap per file included."""
+    out: dict[str, int] = {}
+    for f in r.files:
+        for row in f.record.diagnostics:
+            out[row[0]] = out.get(row[0], 0) + 1
+        for cid, n in f.record.findings_dropped.items():
+            out[cid] = out.get(cid, 0) + n
+    return {cid: n for cid, n in out.items() if cid not in suppress}
 
 
 def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[str, int]]:
@@ -40,9 +62,8 @@ def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[s
         row["files"] += 1
         row["changed"] += 1 if f.edits else 0
         row["replacements"] += f.edits
-        shown = [d for d in f.record.diagnostics if d[0] not in suppress]
-        row["findings"] += len(shown)
-        row["residuals"] += sum(1 for d in shown if d[0] in ids)
+        row["findings"] += _count(f, set(CHECKS) - set(suppress))
+        row["residuals"] += _count(f, ids - set(suppress))
     return dict(sorted(out.items()))
 
 
@@ -61,10 +82,10 @@ def check_failures(r: PortResult, suppress: Set[str] = frozenset(),
 
 
 def check_count(r: PortResult, suppress: Set[str] = frozenset(), level: str = "error") -> int:
-    """How many findings ``--check=level`` fails on (counted on the stored rows: a large
-    tree has thousands)."""
+    """How many findings ``--check=level`` fails on (counted on the stored rows and the
+    counts beyond the cap per file: a large tree has thousands)."""
     ids = {cid for cid, c in CHECKS.items() if fails_check(c, level) and cid not in suppress}
-    return sum(1 for f in r.files for row in f.record.diagnostics if row[0] in ids)
+    return sum(_count(f, ids) for f in r.files)
 
 
 def rate(converted: int, residual: int) -> float | None:

@@ -11,7 +11,7 @@ from collections.abc import Set
 from .. import __version__
 from ..analyze.checks import CHECKS, Diagnostic
 from ..tree.result import FileOutcome, PortResult
-from .counts import TOP_RULES, by_lang, findings, rate
+from .counts import TOP_RULES, by_lang, counts_by_id, file_residuals, findings, rate, residual_count
 from .output import write_text
 
 SCHEMA_VERSION = 1
@@ -38,13 +38,13 @@ def diag_dict(f: FileOutcome, d: Diagnostic) -> dict:
 def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     """The JSON report (see the schema in musa_porting/report/schemas)."""
     found = findings(r, suppress)
-    res = sum(1 for _, d in found if d.check.residual)
+    res = residual_count(r, suppress)
     by_pattern: dict[str, int] = {}
     for pat in r.ignored.values():
         by_pattern[pat] = by_pattern.get(pat, 0) + 1
     files = []
     for f in sorted(r.files, key=lambda f: f.rel):
-        fres = sum(1 for d in f.diagnostics if d.check.residual and d.id not in suppress)
+        fres = file_residuals(f, suppress)
         files.append({
             "path": f.rel,
             "output": f.out_rel,
@@ -56,9 +56,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "conversion_rate": rate(f.edits, fres),
             "families": dict(sorted(f.by_family.items())),
         })
-    counts: dict[str, int] = {}
-    for _, d in found:
-        counts[d.id] = counts.get(d.id, 0) + 1
+    counts = counts_by_id(r, suppress)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "musa-port", "version": __version__},
@@ -78,7 +76,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "lines_changed": r.lines_changed,
             "replacements": r.replacements,
             "residuals": res,
-            "findings": len(found),
+            "findings": sum(counts.values()),
             "conversion_rate": rate(r.replacements, res),
         },
         "ignored": {

@@ -8,7 +8,7 @@ from collections.abc import Set
 
 from ..analyze.checks import CHECKS
 from ..tree.result import PortResult
-from .counts import TOP_RULES, by_lang, findings, pct, rate, residual_count
+from .counts import TOP_RULES, by_lang, counts_by_id, file_residuals, findings, pct, rate, residual_count
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
@@ -41,7 +41,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         return RichTable(box=style, **kw)
 
     found = findings(r, suppress)
-    res = sum(1 for _, d in found if d.check.residual)
+    res = residual_count(r, suppress)
     title = "Dry run of" if r.dry_run else "Ported"
     console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {r.rules} rules")
 
@@ -106,14 +106,12 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         for f in sorted(r.files, key=lambda f: f.rel):
             if f.kind != "ported":
                 continue
-            fres = sum(1 for d in f.diagnostics if d.check.residual and d.id not in suppress)
+            fres = file_residuals(f, suppress)
             ft.add_row(f.out_rel, str(f.edits), str(fres), pct(rate(f.edits, fres)))
         console.print(ft)
 
     if found:
-        counts: dict[str, int] = {}
-        for _, d in found:
-            counts[d.id] = counts.get(d.id, 0) + 1
+        counts = counts_by_id(r, suppress)
         ct = Table("Findings")
         for col in ("id", "name", "level", "count"):
             ct.add_column(col, justify="right" if col == "count" else "left")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from bisect import bisect_right
 from pathlib import Path
 
 from ..errors import PortError
@@ -19,12 +21,46 @@ VOCABULARY_KEY = "vocabulary"
 
 # --- positions in JSON -------------------------------------------------------------
 
+_lines: tuple[str, list[int]] = ("", [0])  # the last text's line starts (one per file)
+
+
 def _line_col(text: str, offset: int | None) -> tuple[int | None, int | None]:
+    """Line and column of an offset. The line starts are found once per text and
+    bisected: a 100,000-entry file asks for 100,000 positions."""
+    global _lines
     if offset is None:  # parsed without positions (trusted tables): see load_rule_file
         return None, None
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, col
+    if _lines[0] is not text:
+        _lines = (text, [0, *(m.end() for m in re.finditer("\n", text))])
+    starts = _lines[1]
+    i = bisect_right(starts, offset) - 1
+    return i + 1, offset - starts[i] + 1
+
+
+# Rule files are at most three levels deep ({"entries": {"k": {"musa": ...}}}); a file
+# nested deeper is refused before a parser recurses into it (C-accelerated YAML would
+# crash, the others raise RecursionError).
+MAX_DEPTH = 100
+_NESTING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
+
+
+def _too_deep(text: str) -> int | None:
+    """Where brackets outside double-quoted strings first nest deeper than MAX_DEPTH."""
+    depth = 0
+    for m in _NESTING_RE.finditer(text):
+        c = m.group()[0]
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return m.start()
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
+def _deep_error(path: Path, text: str, at: int | None) -> PortError:
+    return PortError(f"nested deeper than {MAX_DEPTH} levels; a rule file is a mapping of names "
+                     "to names", str(path), *(_line_col(text, at) if at is not None else (1, 1)))
 
 
 class _PosObject(list):
@@ -99,9 +135,14 @@ def _load_json(path: Path, text: str, positions: bool):
     try:
         top = json.loads(text, object_pairs_hook=lambda pairs: _PosObject(
             (k, v, None) for k, v in pairs))
+        return _parse_json_positions(text) if positions else top
     except json.JSONDecodeError as exc:
         raise PortError(exc.msg, str(path), exc.lineno, exc.colno) from None
-    return _parse_json_positions(text) if positions else top
+    except RecursionError:
+        raise _deep_error(path, text, _too_deep(text)) from None
+
+
+_YAML_STR = "tag:yaml.org,2002:str"
 
 
 def _yaml_positions(path: Path, text: str):
@@ -109,7 +150,9 @@ def _yaml_positions(path: Path, text: str):
     import yaml
 
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_yaml_loader(text))
+    except RecursionError:
+        raise _deep_error(path, text, _too_deep(text)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = exc.problem or str(exc)
@@ -130,14 +173,27 @@ def _yaml_positions(path: Path, text: str):
         if _is_vocabulary(knode.value if isinstance(knode, yaml.ScalarNode) else None,
                           isinstance(vnode, yaml.MappingNode)):
             continue  # name parts, not a rule: see vocabulary_section()
-        if not isinstance(knode, yaml.ScalarNode):
+        if not isinstance(knode, yaml.ScalarNode) or knode.tag != _YAML_STR:
             raise PortError("a rule key must be a string", str(path), km.line + 1, km.column + 1)
-        if not isinstance(vnode, yaml.ScalarNode) or vnode.tag.endswith(":null"):
+        if not isinstance(vnode, yaml.ScalarNode) or vnode.tag != _YAML_STR:
+            # 1, true, null: YAML's numbers, booleans and nulls are not names (quote them)
             vm = vnode.start_mark
             raise PortError(f"the value for {knode.value!r} must be a string",
                             str(path), vm.line + 1, vm.column + 1)
         out.append((knode.value, vnode.value, km.line + 1, km.column + 1))
     return out
+
+
+def _yaml_loader(text: str):
+    """libyaml's loader is ten times faster (a 100,000-entry file in 1 s), but it would
+    crash on a file nested thousands deep: that gets the pure-Python one, whose
+    RecursionError becomes a one-line error."""
+    import yaml
+
+    indent = max((len(m.group()) for m in re.finditer(r"(?m)^[ \t]+", text)), default=0)
+    if _too_deep(text) is not None or indent > 4 * MAX_DEPTH:
+        return yaml.SafeLoader
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _flat_entries(path: Path, text: str, top) -> list[tuple[str, object, int, int]]:
@@ -158,11 +214,13 @@ def vocabulary_section(path: str | os.PathLike) -> dict | None:
     switch a word off), or None. The file's rules are checked by load_rule_file."""
     p = Path(path)
     text = _read_text(p)
+    if VOCABULARY_KEY not in text:
+        return None  # no need to parse a 100,000-entry file twice
     try:
         if p.suffix.lower() in (".yaml", ".yml"):
             import yaml
 
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_yaml_loader(text))  # a safe loader
         else:
             data = json.loads(text)
     except Exception:  # a malformed file: load_rule_file reports it with its line

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..analyze.checks import Diagnostic
-from ..analyze.findings import find_diagnostics
+from ..analyze.findings import MAX_PER_FILE, find_diagnostics
 from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
 from ..port.cxx import port_bytes
@@ -58,6 +58,8 @@ class Ported:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     by_family: dict[str, int] = field(default_factory=dict)
     by_rule: dict[str, int] = field(default_factory=dict)
+    # Findings past analyze.findings.MAX_PER_FILE, counted per ID but not built.
+    findings_dropped: dict[str, int] = field(default_factory=dict)
 
 
 def port_cxx(data: bytes, ctx: FileContext) -> Ported:
@@ -73,15 +75,17 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         messages=rules.messages,
     )
     found: list[Diagnostic] = []
+    dropped: dict[str, int] = {}
     if not ctx.reverse:
         k = rules.knowledge
         knowledge = Knowledge(k.known, k.keep, k.cuda_headers,
                               lambda t: resolver.resolve(rel, t) is not None)
-        found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed)
+        found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
+                                 MAX_PER_FILE, dropped)
     found += project_findings(rel, rules.project, ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
-                  ported.by_rule())
+                  ported.by_rule(), dropped)
 
 
 def port_python(data: bytes, ctx: FileContext) -> Ported:

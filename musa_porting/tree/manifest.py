@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
+LOCK_NAME = ".musa-port-lock"  # held while a run writes (tree/lock.py)
+RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME)
 TMP_SUFFIX = ".musa-port-tmp"
+# A temp file or folder of a run: a hash of the output's path, in a folder of the output
+# (tree/files.temp_name); the journal says which folders may hold them.
+TEMP_RE = re.compile(r"\.[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + r"\Z")
 VERSION = 3
+UNTRUSTED = -1  # src_size of a record that must not skip its file (see Manifest.adopt)
 
 
 @dataclass
@@ -40,6 +49,29 @@ class FileRecord:
     # Its part of the symbol index (analyze/symbols.FileSymbols.to_json), so that a
     # re-run indexes only the files that changed.
     symbols: dict | None = None
+    # The input's ctime: an edit that restores size and mtime (cp -p, touch -r) still
+    # changes it. And its sha256 under --paranoid, compared when the stat matches.
+    src_ctime_ns: int = 0
+    src_sha256: str = ""
+    # Findings beyond the number kept per file (analyze.findings.MAX_PER_FILE), per ID.
+    findings_dropped: dict[str, int] = field(default_factory=dict)
+
+    def compact(self, shared: dict) -> None:
+        """Share equal small values with the other records of a run (through ``shared``):
+        100,000 files' counts, empty lists and empty symbol entries are a few distinct
+        values, and one copy each keeps a large tree's run within its memory budget.
+        Records are never changed after planning, so sharing is safe."""
+        for name in ("by_family", "by_rule", "findings_dropped", "warnings", "diagnostics"):
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                if len(value) <= 4:
+                    key = (name, *sorted(value.items()))
+                    setattr(self, name, shared.setdefault(key, value))
+            elif not value:
+                setattr(self, name, shared.setdefault((name,), value))
+        sym = self.symbols
+        if sym is not None and len(sym) == 2 and not sym.get("defs") and not sym.get("taken"):
+            self.symbols = shared.setdefault(("symbols",), sym)
 
 
 @dataclass
@@ -56,6 +88,11 @@ class Manifest:
     project: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
+        return "".join(self.json_lines())
+
+    def json_lines(self) -> Iterator[str]:
+        """The manifest's JSON, a line at a time (100,000 files: written as it is made,
+        never held whole in memory)."""
         # vars(), not asdict(): asdict deep-copies every list, which cost more than the
         # port itself on a re-run of a large tree. One line per file keeps it diffable.
         head = {
@@ -69,23 +106,55 @@ class Manifest:
             "project": self.project,
         }
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
-        lines = [dumps(head)[:-1] + ',"files":{']
-        items = sorted(self.files.items())
-        for i, (k, v) in enumerate(items):
-            lines.append(dumps(k) + ":" + dumps(vars(v)) + ("," if i < len(items) - 1 else ""))
-        lines.append("}}")
-        return "\n".join(lines) + "\n"
+        yield dumps(head)[:-1] + ',"files":{\n'
+        keys = sorted(self.files)
+        for i, k in enumerate(keys):
+            yield dumps(k) + ":" + dumps(vars(self.files[k])) + (",\n" if i < len(keys) - 1 else "\n")
+        yield "}}\n"
+
+    def owns(self, rel: str) -> bool:
+        """Whether musa-port wrote the file or link at ``rel`` (else it is the user's)."""
+        return rel in self.files
+
+    def adopt(self, intent: Manifest, out: str) -> None:
+        """Take over what an interrupted run wrote: the records of its staged manifest
+        whose output is in place (same size and mtime: a rename keeps them), and its
+        folders that exist. They are marked untrusted, so their files are planned again
+        (and, if unchanged, not rewritten), but they are ours: a later run may replace
+        them, or remove them when their input is gone."""
+        for rel, rec in intent.files.items():
+            path = os.path.join(out, rel)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if rec.kind == "symlink":
+                if not stat.S_ISLNK(st.st_mode):
+                    continue
+            elif not (stat.S_ISREG(st.st_mode) and st.st_size == rec.out_size
+                      and st.st_mtime_ns == rec.out_mtime_ns):
+                continue
+            rec.src_size = UNTRUSTED
+            self.files[rel] = rec
+        known = set(self.dirs)
+        self.dirs.extend(d for d in intent.dirs if d not in known
+                         and os.path.isdir(os.path.join(out, d)))
 
 
-def load_manifest(out_dir: str) -> Manifest:
+def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
     """The previous run's manifest, or an empty one if absent or unreadable."""
-    path = os.path.join(out_dir, MANIFEST_NAME)
+    path = os.path.join(out_dir, name)
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
         if data.get("version") != VERSION:
             return Manifest()
-        files = {k: FileRecord(**v) for k, v in data.get("files", {}).items()}
+        fields = set(FileRecord.__dataclass_fields__)
+        files = {k: FileRecord(**{f: x for f, x in v.items() if f in fields})
+                 for k, v in data.pop("files", {}).items()}
+        shared: dict = {}
+        for rec in files.values():
+            rec.compact(shared)
         return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                         list(data.get("dirs", [])), int(data.get("rules", 0)),
                         dict(data.get("options", {})), dict(data.get("project", {})))

@@ -19,7 +19,7 @@ from ..errors import PortError
 from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from .kinds import KindSelector
-from .manifest import JOURNAL_NAME, MANIFEST_NAME
+from .manifest import RESERVED_NAMES
 from .walk import Entry
 
 
@@ -80,8 +80,8 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
         o = posixpath.join(out_parent, name_out) if out_parent else name_out
         if o in owner:
             raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", src)
-        if o in (MANIFEST_NAME, JOURNAL_NAME):
-            raise PortError(f"{e.rel} would overwrite the manifest", src)
+        if o in RESERVED_NAMES:
+            raise PortError(f"{e.rel} would overwrite musa-port's own {o}", src)
         owner[o] = e.rel
         written.setdefault(out_parent, set()).add(name_out)
         out_rel_of[e.rel] = o

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 
+from ..interrupts import prepare_death_signal, worker_init
 from .plan import Planner, Step
 from .walk import Entry
 
@@ -52,7 +53,9 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
     chunks = [heavy[i:i + CHUNK] for i in range(0, len(heavy), CHUNK)]
     results: dict[int, Step] = {}
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
+        prepare_death_signal()
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), worker_init,
+                                                      (os.getpid(),)) as pool:
             pending = pool.imap_unordered(_plan_chunk, chunks)
             heavy_set = set(heavy)
             for i, e in enumerate(files):  # the light ones while the workers run
@@ -60,9 +63,9 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
                     results[i] = planner.plan(e)
             for steps in pending:
                 for i, step in steps:
-                    p = step.planned
-                    if p.data is not None and planner.stage is not None:
-                        planner.stage(p, p.data)
+                    step.planned.entry = files[i]  # not the worker's copy: one per file
+                    if planner.stage is not None:
+                        planner.stage(step.planned)
                     results[i] = step
                 if progress is not None:
                     progress(len(results), todo)
@@ -92,7 +95,9 @@ def map_forked(func: Callable, items: list, jobs: int | None) -> Callable[[], li
     global _MAPPED
     _MAPPED = func
     chunks = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
-    pool = multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)))
+    prepare_death_signal()
+    pool = multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), worker_init,
+                                                    (os.getpid(),))
     _MAPPED = None  # the workers have it; the parent does not need it
     pending = pool.map_async(_map_chunk, chunks)
 

@@ -26,6 +26,8 @@ def check_paths(src: str, output: str | None, reverse: bool = False) -> tuple[st
         raise PortError("source folder not found", src)
     if not os.path.isdir(src):
         raise PortError("source is not a folder", src)
+    if output is not None and not output.strip():
+        raise PortError("--output: the output folder's path is empty")
     src_abs = os.path.abspath(src)
     out_abs = os.path.abspath(output) if output else default_output(src, reverse)
     src_real, out_real = os.path.realpath(src_abs), os.path.realpath(out_abs)

@@ -7,18 +7,22 @@ A pure step per file, so that it can run in forked workers (see ``parallel``).
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..analyze.checks import Diagnostic
+from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
 from ..port.includes import IncludeResolver
 from .active_rules import ActiveRules
-from .files import files_equal, read_file, same_stat
+from .files import files_equal, read_file, read_source, same_stat, sha256_of
 from .kinds import PORTERS, FileContext, KindSelector
-from .manifest import FileRecord, Manifest
+from .manifest import UNTRUSTED, FileRecord, Manifest
 from .options import PortOptions
+from .output_state import OutputState
 from .paths import link_target
 from .result import DiffItem, FileOutcome
 from .walk import Entry
@@ -36,6 +40,7 @@ class Planned:
     copy: bool = False  # a copied file that must be written
     chmod: bool = False  # only the mode differs
     staged: bool = False  # new bytes already written to the temp file (see stage)
+    over: str = ""  # what it replaces besides a file of ours (see OutputState.claim)
 
 
 class Step(NamedTuple):
@@ -65,8 +70,10 @@ class Planner:
         self.rules = rules
         self.collect_diff = opts.collect_diff
         self.symbols: dict[str, dict] = {}  # each source's index entry, kept in its record
-        # Writes a planned output's new bytes to its temp file (None: do not stage).
-        self.stage: Callable[[Planned, bytes], None] | None = None
+        # Writes what a planned output needs to its temp file (None: do not stage).
+        self.stage: Callable[[Planned], None] | None = None
+        self.outputs: OutputState | None = None  # what the output holds (set by the run)
+        self._taken: set[str] | None = None
 
     def needs_port(self, e: Entry) -> bool:
         """A source file the rules must run over (not skipped through the manifest)."""
@@ -88,13 +95,39 @@ class Planner:
         if kind is None and self.kinds.may_sniff(e.rel) and _starts_with(src_path, b"#!"):
             data = read_file(src_path)  # a script: does it call nvcc?
             kind = self.kinds.sniff(data)
-        rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode)
+        rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode,
+                         src_ctime_ns=e.ctime_ns)
+        warnings = []
         if kind is not None:
-            data = read_file(src_path) if data is None else data
-            if b"\0" not in data:
-                return self._plan_source(e, out_rel, src_path, data, rec, kind)
-            rec.kind = "copied"  # NUL bytes: not text, copy as is
+            if data is None:
+                data, st = read_source(src_path)
+                if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
+                    rec.src_size = UNTRUSTED  # the next run ports it again
+                    warnings.append(f"{src_path}: warning: changed while it was ported; run "
+                                    "again to port the new version")
+            if self.opts.paranoid:
+                rec.src_sha256 = sha256_of(data)
+            not_text = _not_text(data)
+            if not not_text:
+                step = self._plan_source(e, out_rel, src_path, data, rec, kind)
+                step.warnings.extend(warnings)
+                return step
+            rec.kind = "copied"  # not text: copied as is, under its own name
+            out_rel = self._unported_name(e.rel, out_rel)
+            rec.diagnostics = [Diagnostic("MP1006", not_text, 1, 1, 1, 1,
+                                          f"{not_text}: copied unchanged under its own name; "
+                                          "convert it to UTF-8 text to port it").to_list()]
+        elif self.opts.paranoid:
+            rec.src_sha256 = sha256_of(read_file(src_path))
         return self._plan_copy(e, out_rel, src_path, rec)
+
+    def _unported_name(self, rel: str, out_rel: str) -> str:
+        """A source that is not ported keeps its own name (``k.cu``, not ``k.mu``),
+        unless another input's output already has that name."""
+        own = posixpath.join(posixpath.dirname(out_rel), posixpath.basename(rel))
+        if self._taken is None:
+            self._taken = set(self.out_rel_of.values())
+        return out_rel if own != out_rel and own in self._taken else own
 
     def _plan_link(self, e: Entry, out_rel: str) -> Step:
         src_path = os.path.join(self.src, e.rel)
@@ -105,11 +138,15 @@ class Planner:
         except OSError as exc:
             raise PortError(f"cannot read link: {exc.strerror or exc}", src_path) from None
         rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
+        st = self.outputs.lstat(out_rel)
         try:
-            current = os.readlink(out_path) if os.path.islink(out_path) else None
+            current = os.readlink(out_path) if st is not None and stat.S_ISLNK(st.st_mode) else None
         except OSError:
             current = None
         p = Planned(e, out_rel, rec, link=None if current == target else target)
+        p.over = self.outputs.claim(out_rel, st, current == target)
+        if self.stage is not None:
+            self.stage(p)
         item = None
         if self.collect_diff and (target != original or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, os.fsencode(original), os.fsencode(target),
@@ -120,10 +157,15 @@ class Planner:
         out_path = os.path.join(self.out, out_rel)
         if not os.access(src_path, os.R_OK):
             raise PortError("cannot read: Permission denied", src_path)
-        same = os.path.isfile(out_path) and not os.path.islink(out_path) \
-            and files_equal(src_path, out_path)
+        st = self.outputs.lstat(out_rel)
+        same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path)
         p = Planned(e, out_rel, rec, copy=not same)
-        p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
+        p.over = self.outputs.claim(out_rel, st, same)
+        if same:
+            p.chmod = stat.S_IMODE(st.st_mode) != e.mode
+            rec.out_size, rec.out_mtime_ns = st.st_size, st.st_mtime_ns
+        elif self.stage is not None:
+            self.stage(p)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
             body = read_file(src_path)
@@ -141,25 +183,39 @@ class Planner:
         rec.lines_changed = len({ed.line for ed in ported.edits})
         rec.by_family = ported.by_family
         rec.by_rule = ported.by_rule
-        rec.diagnostics = [d.to_list() for d in ported.diagnostics]
+        rec.diagnostics = [d.to_list() for d in ported.diagnostics[:MAX_PER_FILE]]
+        rec.findings_dropped = dict(ported.findings_dropped)
+        for d in ported.diagnostics[MAX_PER_FILE:]:  # the cap, for every kind
+            rec.findings_dropped[d.id] = rec.findings_dropped.get(d.id, 0) + 1
         rec.warnings = [f"{src_path}:{line}: warning: {msg}" for line, msg in ported.warnings]
         out_path = os.path.join(self.out, out_rel)
-        same = False
-        try:
-            st = os.lstat(out_path)
-            if stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data):
-                same = read_file(out_path) == ported.data
-        except OSError:
-            pass  # no output yet: it will be written
+        st = self.outputs.lstat(out_rel)
+        same = st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data) \
+            and read_file(out_path) == ported.data
         p = Planned(e, out_rel, rec, data=None if same else ported.data)
-        p.chmod = same and stat.S_IMODE(os.lstat(out_path).st_mode) != e.mode
-        if not same and self.stage is not None:
-            self.stage(p, ported.data)
+        p.over = self.outputs.claim(out_rel, st, same)
+        if same:
+            p.chmod = stat.S_IMODE(st.st_mode) != e.mode
+            rec.out_size, rec.out_mtime_ns = st.st_size, st.st_mtime_ns
+        elif self.stage is not None:
+            self.stage(p)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec), item,
                     list(rec.warnings), e.size)
+
+
+def _not_text(data: bytes) -> str:
+    """Why a source file is not text the rules can port ("" if it is): NUL bytes, or a
+    UTF-16/UTF-32 byte-order mark."""
+    if data[:4] in (b"\xff\xfe\0\0", b"\0\0\xfe\xff"):
+        return "UTF-32 text"
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "UTF-16 text"
+    if b"\0" in data:
+        return "NUL bytes (binary, or UTF-16 text without a byte-order mark)"
+    return ""
 
 
 def _starts_with(path: str, magic: bytes) -> bool:
@@ -172,12 +228,21 @@ def _starts_with(path: str, magic: bytes) -> bool:
         return False
 
 
-def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest) -> FileRecord | None:
-    """The manifest's record when input and output are as it recorded them."""
+def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest,
+                     paranoid_src: str | None = None) -> FileRecord | None:
+    """The manifest's record when input and output are as it recorded them: the input's
+    size, mtime, ctime and mode, the output's size and mtime; with ``paranoid_src``
+    (the input's path, under --paranoid) also the input's sha256."""
     prev = old.files.get(out_rel)
     if (prev is not None and prev.kind != "symlink" and prev.src == e.rel
             and prev.src_size == e.size and prev.src_mtime_ns == e.mtime_ns
-            and prev.src_mode == e.mode
+            and prev.src_ctime_ns == e.ctime_ns and prev.src_mode == e.mode
             and same_stat(os.path.join(out, out_rel), prev.out_size, prev.out_mtime_ns)):
+        if paranoid_src is not None:
+            try:
+                if sha256_of(read_file(paranoid_src)) != prev.src_sha256:
+                    return None
+            except PortError:
+                return None  # planned again, which reports it
         return prev
     return None

@@ -1,15 +1,17 @@
 """Porting a tree: walk, plan every output, then write, then tidy.
 
-The plan phase reads every input and computes every output without replacing
-anything, so bad input (an unreadable file, a rename collision) stops the run with
-the output tree as it was. The write phase replaces each changed output atomically
-(temp file, then rename) and leaves unchanged outputs alone, bytes and mtime, so a
-``setup.py`` that ports on every build does not trigger a full recompile.
+The plan phase reads every input and computes every output into temp files without
+replacing anything, so bad input (an unreadable file, a rename collision, a user's
+file where an output must go) or a full disk stops the run with the output tree as it
+was. The commit then renames each changed output into place and leaves unchanged
+outputs alone, bytes and mtime, so a ``setup.py`` that ports on every build does not
+trigger a full recompile.
 
-The steps live in their own modules: ``walk`` (what is in SRC), ``plan`` (one file),
-``parallel`` (many files), ``stage`` (temp files while planning), ``write`` (the
-renames and the manifest), ``stale`` (outputs whose input is gone), ``journal``
-(recovery after an interruption).
+The steps live in their own modules: ``walk`` (what is in SRC), ``lock`` (one writer
+per output), ``journal`` (recovery after an interruption), ``output_state`` (what the
+output holds, and whose it is), ``plan`` (one file), ``parallel`` (many files),
+``stage`` (temp files while planning), ``stale`` (outputs whose input is gone) and
+``write`` (the commit).
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ from ..rules.vocabulary import Vocabulary
 from . import timings
 from .active_rules import compile_rules, rule_options, with_project
 from .fingerprint import options_fingerprint, rules_stamp
+from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
-from .manifest import JOURNAL_NAME, MANIFEST_NAME, FileRecord, Manifest, load_manifest
+from .lock import OutputLock
+from .manifest import RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from .names import output_names
 from .options import SKIP_KINDS, PortOptions
+from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
@@ -38,8 +43,9 @@ from .project_symbols import SymbolPass, run_vocabulary
 from .python_run import launch_files
 from .result import PortResult
 from .stage import Stager
+from .stale import plan_stale
 from .walk import Entry, Ignorer, walk
-from .write import finish, write_outputs
+from .write import commit
 
 # How a file left out for the MUSA version beside it shows among the ignored.
 SUPERSEDED = "(a MUSA version beside it)"
@@ -61,14 +67,18 @@ class Porter:
 
     def _walk(self, result: PortResult) -> list[Entry]:
         ignorer = Ignorer(self.opts.ignore)
+        skipped: list[tuple[str, str]] = []
         try:
-            entries = list(walk(self.src, ignorer, result.ignored))
+            entries = list(walk(self.src, ignorer, result.ignored, skipped))
         except OSError as exc:
             raise PortError(f"cannot list folder: {exc.strerror or exc}",
                             exc.filename or self.src) from None
+        for rel, what in skipped:
+            result.warnings.append(f"{os.path.join(self.src, rel)}: warning: skipped: {what}, "
+                                   "not a file, folder or link")
         kept = []
         for e in entries:
-            if e.rel in (MANIFEST_NAME, JOURNAL_NAME):
+            if e.rel in RESERVED_NAMES:
                 result.warnings.append(f"{os.path.join(self.src, e.rel)}: skipped (reserved name)")
                 continue
             kept.append(e)
@@ -81,6 +91,28 @@ class Porter:
                             symbols_backend=opts.symbols_backend)
         entries = self._walk(result)
         timings.mark("walk")
+        try:
+            if opts.dry_run:
+                old = load_manifest(self.out)
+                old.adopt(pending_intent(self.out), self.out)
+                self._port(result, entries, old)
+            else:
+                with OutputLock(self.out, opts.wait):
+                    old = load_manifest(self.out)
+                    try:
+                        intent = recover(self.out, old.dirs)
+                    except OSError as exc:
+                        raise PortError(f"cannot clean up after an interrupted run: "
+                                        f"{exc.strerror or exc}", exc.filename or self.out) from None
+                    old.adopt(intent, self.out)
+                    self._port(result, entries, old)
+        finally:
+            gc.unfreeze()  # a library caller's later collections see everything again
+        result.elapsed = time.perf_counter() - t0
+        return result
+
+    def _port(self, result: PortResult, entries: list[Entry], old: Manifest) -> None:
+        opts = self.opts
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
@@ -97,22 +129,27 @@ class Porter:
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
         fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
-        old = load_manifest(self.out)
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
         timings.mark("names, includes, manifest")
         dirs = [replace(e, rel=out_rel_of[e.rel]) for e in entries if e.kind == "dir"]
         files = [e for e in entries if e.kind != "dir"]
+        state = OutputState(self.out, old, opts.force)
+        state.classify([d.rel for d in dirs])
         # Files whose input and output are as the manifest recorded: decided once here,
         # used by the planning below (and inherited by forked workers).
         fast: dict[str, FileRecord] = {}
         if trusted:
             for e in files:
-                rec = unchanged_record(self.out, e, out_rel_of[e.rel], old) if e.kind == "file" else None
+                if e.kind != "file" or not state.reachable(out_rel_of[e.rel]):
+                    continue
+                rec = unchanged_record(self.out, e, out_rel_of[e.rel], old,
+                                       os.path.join(self.src, e.rel) if opts.paranoid else None)
                 if rec is not None:
                     fast[e.rel] = rec
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
+        planner.outputs = state
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
@@ -136,35 +173,45 @@ class Porter:
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
         # (the renames happen after planning).
-        stager = Stager(self.out) if not opts.dry_run and planner.rules is not None else None
-        out_rels = [out_rel_of[e.rel] for e in files]
-        if stager is not None:
-            stager.prepare(out_rels, dirs)
-            planner.stage = stager.stage
+        stager = None if opts.dry_run else Stager(self.src, self.out, state)
         planned: list[Planned] = []
+        shared: dict = {}  # see FileRecord.compact
         try:
+            if stager is not None:
+                stager.prepare([d.rel for d in dirs])
+                planner.stage = stager.stage
             for step in plan_all(planner, files, opts.jobs, opts.progress):
+                step.planned.record.compact(shared)
                 planned.append(step.planned)
                 result.files.append(step.outcome)
                 result.warnings.extend(step.warnings)
                 result.bytes_in += step.size
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
-        except BaseException:
-            if stager is not None:
-                stager.unstage(out_rels)
-            raise
-        timings.mark("files ported and staged")
-        if not opts.dry_run:
-            write_outputs(self.src, self.out, planned, dirs, staged=stager is not None)
+            timings.mark("files ported and staged")
+            dir_rels = {d.rel for d in dirs}
+            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
+            for rel in sorted([*stale.forced, *stale.replaced]):
+                result.warnings.append(f"{os.path.join(self.out, rel)}: warning: replaced "
+                                       "(--force); musa-port had not written it")
+            for rel in stale.kept:
+                result.kept_stale.append(rel)
+                result.warnings.append(f"{os.path.join(self.out, rel)}: warning: its input is gone "
+                                       "but it changed since musa-port wrote it; left in place")
+            if stager is None:
+                return
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
                                 [d.rel for d in dirs], result.rules, rule_options(opts),
                                 project.to_json() if project is not None else {})
-            finish(self.out, planned, dirs, old, manifest, result)
+            stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
+            if _manifest_changed(old, manifest, stale.remove):
+                stager.stage_manifest(manifest)
+        except BaseException:
+            if stager is not None:
+                stager.unstage()
+            raise
+        commit(self.out, planned, dirs, stale, stager, result)
         timings.mark("outputs and manifest written")
-        gc.unfreeze()  # a library caller's later collections see everything again
-        result.elapsed = time.perf_counter() - t0
-        return result
 
     def vocabulary(self) -> Vocabulary:
         """The run's vocabulary, loaded on first need (a no-change re-run has none)."""
@@ -209,6 +256,15 @@ class Porter:
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast
+
+
+def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
+    """Whether the manifest must be written: else every record is the one the manifest
+    already holds, and a no-change re-run writes nothing at all."""
+    return not (old.fingerprint == new.fingerprint and not removed
+                and new.files.keys() == old.files.keys()
+                and all(rec is old.files[k] for k, rec in new.files.items())
+                and sorted(old.dirs) == sorted(new.dirs))
 
 
 def port_tree(options: PortOptions) -> PortResult:

@@ -1,53 +1,128 @@
-"""Staging: new bytes go to temp files beside their outputs while planning runs, so
-writing overlaps porting; nothing is replaced until every file is planned. A failed
-plan removes the temp files and the folders staging created: the output is left as
-it was."""
+"""Staging: every new output goes to a temp file while planning runs (ported bytes,
+copies, links), then the new manifest; nothing is replaced until all of it is
+written. A failure (a full disk, a folder we may not write into) removes the temp
+files and the folders staging created, and names the output that failed: the output
+is left as it was.
+
+Temp files are hashed names in the output's own folder (``files.temp_name``), or in
+the nearest real folder above it while its folder is pending (see ``output_state``);
+each folder the commit must change is proven writable here first.
+"""
 
 from __future__ import annotations
 
 import os
+import posixpath
 
-from .files import tmp_rel, write_file
-from .journal import clear_journal, recover, write_journal
+from ..errors import PortError
+from .faults import fault
+from .files import copy_file, temp_name, write_chunks, write_file
+from .journal import clear_journal, manifest_temp, remove_temps, write_journal
+from .manifest import MANIFEST_NAME, Manifest
+from .output_state import MISSING, PENDING, OutputState
 from .plan import Planned
-from .walk import Entry
 
 
 class Stager:
-    def __init__(self, out: str):
-        self.out = out
+    def __init__(self, src: str, out: str, state: OutputState):
+        self.src, self.out, self.state = src, out, state
+        self.dirs: list[str] = []  # the run's output folders, parents first
         self.created: list[str] = []  # folders staging created (removed again on failure)
+        self.pending: list[str] = []  # folders placed at commit time from temp folders
+        self.stage_dirs: list[str] = []  # the folders that may hold temp files
+        self.manifest_staged = False
+        self._journaled = False
 
-    def prepare(self, out_rels: list[str], dirs: list[Entry]) -> None:
-        """Recover from an interrupted run, create the output folder and write the
-        journal of every temp name this run may use."""
-        recover(self.out)
-        self.created = [d for d in ["", *(d.rel for d in dirs)]
-                        if not os.path.isdir(os.path.join(self.out, d))]
-        os.makedirs(self.out, exist_ok=True)
-        write_journal(self.out, (tmp_rel(o) for o in out_rels))
+    def prepare(self, dirs: list[str]) -> None:
+        """Create the missing folders and the temp folders of the pending ones."""
+        self.dirs = dirs
+        missing = [d for d in dirs if self.state.dirs[d] == MISSING]
+        self.pending = [d for d in dirs if self.state.dirs[d] == PENDING]
+        if not missing and not self.pending:
+            return
+        self._journal()
+        for d in missing:
+            self.created.append(d)  # first: a Ctrl-C right after mkdir must find it
+            self._write(d, os.mkdir, os.path.join(self.out, d))
+        for d in self.pending:
+            self._write(d, lambda path: os.mkdir(path, 0o700), self.temp_path(d))
 
-    def stage(self, p: Planned, data: bytes) -> None:
-        """Write a planned output's new bytes to its temp file now, when possible."""
-        tmp = os.path.join(self.out, tmp_rel(p.out_rel))
+    def _journal(self) -> None:
+        """Before the first thing is written: what a killed run may leave (journal.py)."""
+        if self._journaled:
+            return
+        self.stage_dirs = ["", *(d for d in self.dirs if self.state.dirs[d] != PENDING)]
+        created = [d for d in self.dirs if self.state.dirs[d] == MISSING]
         try:
-            parent = os.path.dirname(tmp)
-            if not os.path.isdir(parent):
-                os.makedirs(parent, exist_ok=True)
-            write_file(tmp, data, p.entry.mode)
-        except OSError:
-            return  # e.g. a file where a folder must go: the write phase sorts it out
+            write_journal(self.out, self.stage_dirs, created)
+        except OSError as exc:
+            raise PortError(f"cannot write into the output folder: {exc.strerror or exc}",
+                            self.out) from None
+        self._journaled = True
+
+    def temp_path(self, rel: str) -> str:
+        return os.path.join(self.out, self.state.stage_dir(rel), temp_name(rel))
+
+    def _write(self, rel: str, write, path: str):
+        """Run one write of output ``rel`` at ``path``; an error names the output."""
+        try:
+            fault("stage", path)
+            return write(path)
+        except OSError as exc:
+            raise PortError(f"cannot write: {exc.strerror or exc}",
+                            os.path.join(self.out, rel) if rel else self.out) from None
+
+    def stage(self, p: Planned) -> None:
+        """Write what a planned output needs to its temp file now."""
+        if p.staged or (p.data is None and not p.copy and p.link is None):
+            return
+        self._journal()
+        tmp = self.temp_path(p.out_rel)
+        if p.data is not None:
+            data = p.data
+            st = self._write(p.out_rel, lambda path: write_file(path, data, p.entry.mode), tmp)
+        elif p.copy:
+            src = os.path.join(self.src, p.entry.rel)
+            st = self._write(p.out_rel, lambda path: copy_file(src, path, p.entry.mode), tmp)
+        else:
+            target = p.link
+            self._write(p.out_rel, lambda path: _symlink(target, path), tmp)
+            st = None
+        if st is not None:
+            p.record.out_size, p.record.out_mtime_ns = st.st_size, st.st_mtime_ns
         p.staged, p.data = True, None
 
-    def unstage(self, out_rels: list[str]) -> None:
-        """Undo staging after a failed plan: the output is left as it was."""
-        for o in out_rels:
-            tmp = os.path.join(self.out, tmp_rel(o))
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-        clear_journal(self.out)
-        for d in sorted(self.created, key=lambda r: -r.count("/") - (r != "")):
+    def probe(self, folders: set[str]) -> None:
+        """Prove the commit may change these folders (remove or rename in them): a
+        read-only or immutable folder fails now, before anything is replaced."""
+        for d in sorted(folders):
+            if self.state.dirs.get(d) == PENDING:
+                continue  # created by this run
+            self._journal()
+            tmp = os.path.join(self.out, d, temp_name(posixpath.join(d, "\0probe")))
+            self._write(d, lambda path: (write_file(path, b"", 0o600), os.unlink(path)), tmp)
+
+    def stage_manifest(self, manifest: Manifest) -> None:
+        """The new manifest, last: its presence tells recovery the commit may have begun."""
+        self._journal()
+        tmp = os.path.join(self.out, manifest_temp())
+        lines = (line.encode() for line in manifest.json_lines())
+        self._write(MANIFEST_NAME, lambda path: write_chunks(path, lines, 0o644), tmp)
+        self.manifest_staged = True
+
+    def unstage(self) -> None:
+        """Undo staging after a failure: the output is left as it was."""
+        remove_temps(self.out, self.stage_dirs)
+        for d in reversed(self.created):
             try:
-                os.rmdir(os.path.join(self.out, d) if d else self.out)
+                os.rmdir(os.path.join(self.out, d))
             except OSError:
                 pass  # not empty (holds files we did not write) or already gone
+        if self._journaled:
+            clear_journal(self.out)
+
+
+def _symlink(target: str, path: str) -> None:
+    if os.path.lexists(path):
+        os.unlink(path)
+    os.symlink(target, path)

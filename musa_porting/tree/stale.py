@@ -1,34 +1,84 @@
-"""Removing outputs of an earlier run whose input is gone. Only what the manifest
-says musa-port wrote, and only if it is unchanged since: a user's edit is kept (with
-a warning), and files musa-port did not write are never touched."""
+"""Outputs of an earlier run whose input is gone: which to remove. Only what the
+manifest says musa-port wrote, and only if it is unchanged since: a user's edit is
+kept (with a warning), and files musa-port did not write are never touched.
+
+Decided before anything is written, so that what cannot be removed (a user's edit
+where a new folder or file must go) stops the run with the output as it was.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
+from dataclasses import dataclass, field
 
 from .files import same_stat
 from .manifest import Manifest
-from .result import PortResult
+from .output_state import PENDING, OutputState, conflict
 
 
-def remove_stale(out: str, old: Manifest, outputs: set[str], dirs: set[str],
-                 result: PortResult) -> None:
+@dataclass
+class StalePlan:
+    remove: list[str] = field(default_factory=list)  # files and links, removed first
+    dirs: list[str] = field(default_factory=list)  # folders to remove if empty, deepest first
+    kept: list[str] = field(default_factory=list)  # changed since written: left in place
+    replace_dirs: list[str] = field(default_factory=list)  # folders where a file now goes
+    forced: list[str] = field(default_factory=list)  # the user's paths removed for --force
+    replaced: list[str] = field(default_factory=list)  # the user's files replaced (--force)
+
+
+def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
+               state: OutputState) -> StalePlan:
+    """``outputs``: each planned output and what it replaces ("dir", "forced-dir" or "")."""
+    plan = StalePlan()
     for rel, rec in sorted(old.files.items()):
         if rel in outputs:
             continue
+        if not state.reachable(rel):
+            continue  # under a folder that is a link now: not ours to look into
         path = os.path.join(out, rel)
-        if not os.path.lexists(path):
-            continue
-        if rec.kind == "symlink" and os.path.islink(path) or \
-                same_stat(path, rec.out_size, rec.out_mtime_ns):
-            os.unlink(path)
-            result.removed.append(rel)
-        else:
-            result.kept_stale.append(rel)
-            result.warnings.append(f"{path}: warning: its input is gone but it changed since "
-                                   "musa-port wrote it; left in place")
-    for rel in sorted(set(old.dirs) - dirs, key=lambda r: -r.count("/")):
         try:
-            os.rmdir(os.path.join(out, rel))
+            st = os.lstat(path)
         except OSError:
-            pass  # not empty: holds files we did not write
+            continue
+        if rec.kind == "symlink" and stat.S_ISLNK(st.st_mode) or \
+                same_stat(path, rec.out_size, rec.out_mtime_ns):
+            plan.remove.append(rel)
+        else:
+            plan.kept.append(rel)
+    kept = set(plan.kept)
+    for rel in kept:
+        if state.dirs.get(rel) == PENDING:  # an edited output where a folder must go
+            raise conflict(out, rel, "a file changed since musa-port wrote it is where a "
+                                     "folder must go")
+    plan.dirs = sorted(set(old.dirs) - dirs, key=lambda r: -r.count("/"))
+    removed = set(plan.remove)
+    for rel, what in outputs.items():
+        if what == "forced-dir":
+            plan.forced.append(rel)
+        elif what == "forced":
+            plan.replaced.append(rel)
+        elif what == "dir":
+            blocker = _first_foreign(out, rel, removed, set(old.dirs))
+            if blocker is not None and not state.force:
+                raise conflict(out, blocker, "a file in a folder that must become a file")
+            (plan.forced if blocker is not None else plan.replace_dirs).append(rel)
+    plan.forced.extend(state.forced)
+    return plan
+
+
+def _first_foreign(out: str, rel: str, removed: set[str], old_dirs: set[str]) -> str | None:
+    """The first thing under output folder ``rel`` that this run will not remove."""
+    for dirpath, dirnames, filenames in os.walk(os.path.join(out, rel)):
+        base = os.path.relpath(dirpath, out).replace(os.sep, "/")
+        for name in sorted(dirnames):
+            r = f"{base}/{name}"
+            if os.path.islink(os.path.join(dirpath, name)):
+                if r not in removed:
+                    return r
+            elif r not in old_dirs:
+                return r
+        for name in sorted(filenames):
+            if f"{base}/{name}" not in removed:
+                return f"{base}/{name}"
+    return None

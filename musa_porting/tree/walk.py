@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pathspec
 
+from ..errors import PortError
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -25,6 +27,7 @@ class Entry:
     mode: int
     size: int
     mtime_ns: int
+    ctime_ns: int = 0
 
 
 def normalize_patterns(patterns: Iterable[str]) -> list[str]:
@@ -61,11 +64,17 @@ class Ignorer:
         return self.patterns[-1]
 
 
-def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None) -> Iterator[Entry]:
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+            (stat.S_ISBLK, "a device"))
+
+
+def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None,
+         skipped: list[tuple[str, str]] | None = None) -> Iterator[Entry]:
     """Yield every file, symlink and directory under ``root`` in sorted order.
 
     Ignored paths are skipped (whole directories pruned) and recorded in
-    ``ignored`` as rel -> pattern.
+    ``ignored`` as rel -> pattern. FIFOs, sockets and devices are never opened (a FIFO
+    would block the run); they go to ``skipped`` as (rel, what).
     """
     stack = [""]
     while stack:
@@ -76,7 +85,12 @@ def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None) -> 
         subdirs = []
         for item in items:
             rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
-            st = item.stat(follow_symlinks=False)
+            try:
+                st = item.stat(follow_symlinks=False)
+            except PermissionError:
+                if not os.access(abs_dir, os.X_OK):  # listed (r) but not searchable (x)
+                    raise PortError("cannot search folder: Permission denied", abs_dir) from None
+                raise
             if stat.S_ISLNK(st.st_mode):
                 kind = "symlink"
             elif stat.S_ISDIR(st.st_mode):
@@ -84,13 +98,17 @@ def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None) -> 
             elif stat.S_ISREG(st.st_mode):
                 kind = "file"
             else:
-                continue  # sockets, fifos, devices: nothing to port or copy
+                if skipped is not None and ignorer.match(rel, False) is None:
+                    skipped.append((rel, next((w for test, w in _SPECIAL if test(st.st_mode)),
+                                              "not a file")))
+                continue  # nothing to port or copy
             pat = ignorer.match(rel, kind == "dir")
             if pat is not None:
                 if ignored is not None:
                     ignored[rel] = pat
                 continue
-            entry = Entry(rel, kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns)
+            entry = Entry(rel, kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns,
+                          st.st_ctime_ns)
             yield entry
             if kind == "dir":
                 subdirs.append(rel)

@@ -1,83 +1,88 @@
-"""The write phase: after every file is planned, replace each changed output (a staged
-temp file, or one written now) by a rename, fix folder and file modes, remove stale
-outputs and record the run in the manifest. Unchanged outputs keep bytes and mtime."""
+"""The commit: after every output is staged, put them in place. Stale outputs (and,
+with --force, the user's paths in the way) are removed, folders that replace an
+earlier run's file or link are moved in from their temp folders, each staged temp
+file is renamed over its output, modes are fixed, and the staged manifest is renamed
+last. Unchanged outputs keep bytes and mtime.
+
+Only renames and removals happen here, in folders staging proved writable, and Ctrl-C
+or SIGTERM waits for the end (``interrupts.deferred``): the commit runs to its end,
+or a SIGKILL stops it, after which every output is old or new and the journal lets
+the next run complete it.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 
-from .files import atomic_bytes, atomic_copy, tmp_rel
-from .journal import clear_journal, recover, write_journal
-from .manifest import MANIFEST_NAME, Manifest
+from ..errors import PortError
+from ..interrupts import deferred
+from .faults import fault
+from .journal import clear_journal, manifest_temp, remove_temps
+from .manifest import MANIFEST_NAME
 from .plan import Planned
 from .result import PortResult
-from .stale import remove_stale
+from .stage import Stager
+from .stale import StalePlan
 from .walk import Entry
 
 
-def write_outputs(src: str, out: str, planned: list[Planned], dirs: list[Entry], *,
-                  staged: bool) -> None:
-    """Create the folders and replace every output that must change."""
-    if not staged:
-        recover(out)
-        os.makedirs(out, exist_ok=True)
-        todo = [p for p in planned if p.data is not None or p.link is not None or p.copy]
-        if todo:
-            write_journal(out, (tmp_rel(p.out_rel) for p in todo))
-    for d in dirs:
-        path = os.path.join(out, d.rel)
-        if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
-            os.unlink(path)  # a file or link we wrote where a folder now is
-        os.makedirs(path, exist_ok=True)
-        want = d.mode | stat.S_IRWXU  # we must be able to write into it next run
-        if stat.S_IMODE(os.stat(path).st_mode) != want:
-            os.chmod(path, want)
+def commit(out: str, planned: list[Planned], dirs: list[Entry], stale: StalePlan,
+           stager: Stager, result: PortResult) -> None:
+    with deferred():
+        try:
+            _commit(out, planned, dirs, stale, stager, result)
+        except OSError as exc:
+            _abandon(stager)
+            raise PortError(f"{exc.strerror or exc}; outputs are each old or new: run again to "
+                            "complete", exc.filename or out) from None
+
+
+def _commit(out: str, planned: list[Planned], dirs: list[Entry], stale: StalePlan,
+            stager: Stager, result: PortResult) -> None:
+    for rel in stale.forced:
+        path = os.path.join(out, rel)
+        fault("commit", path)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.unlink(path)
+    for rel in stale.remove:
+        path = os.path.join(out, rel)
+        fault("commit", path)
+        os.unlink(path)
+        result.removed.append(rel)
+    for rel in stale.dirs:
+        try:
+            os.rmdir(os.path.join(out, rel))
+        except OSError:
+            pass  # not empty: holds files we did not write
+    for rel in stager.pending:
+        path = os.path.join(out, rel)
+        fault("commit", path)
+        os.rename(stager.temp_path(rel), path)
     for p in planned:
         path = os.path.join(out, p.out_rel)
-        parent = os.path.dirname(path)
-        if not os.path.isdir(parent):
-            os.makedirs(parent, exist_ok=True)
-        tmp = os.path.join(out, tmp_rel(p.out_rel))
         if p.staged:
-            os.replace(tmp, path)
-        elif p.data is not None:
-            atomic_bytes(tmp, path, p.data, p.entry.mode)
-        elif p.copy:
-            atomic_copy(tmp, path, os.path.join(src, p.entry.rel), p.entry.mode)
-        elif p.link is not None:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-            os.symlink(p.link, tmp)
-            os.replace(tmp, path)
+            fault("commit", path)
+            os.replace(stager.temp_path(p.out_rel), path)
         elif p.chmod:
             os.chmod(path, p.entry.mode)
-        if p.record.kind != "symlink":
-            st = os.lstat(path)
-            p.record.out_size, p.record.out_mtime_ns = st.st_size, st.st_mtime_ns
-
-
-def finish(out: str, planned: list[Planned], dirs: list[Entry], old: Manifest,
-           new: Manifest, result: PortResult) -> None:
-    """Remove stale outputs and save the manifest when anything in it changed."""
-    remove_stale(out, old, {p.out_rel for p in planned}, {d.rel for d in dirs}, result)
-    unchanged = (old.fingerprint == new.fingerprint and not result.removed
-                 and new.files.keys() == old.files.keys()
-                 and all(rec is old.files[k] for k, rec in new.files.items())
-                 and sorted(old.dirs) == sorted(new.dirs))
-    if not unchanged:  # else every record is the one the manifest already holds
-        save_manifest(out, new)
+    for d in dirs:
+        path = os.path.join(out, d.rel)
+        want = d.mode | stat.S_IRWXU  # we must be able to write into it next run
+        if stat.S_IMODE(os.lstat(path).st_mode) != want:
+            os.chmod(path, want)
+    if stager.manifest_staged:
+        path = os.path.join(out, MANIFEST_NAME)
+        fault("manifest", path)
+        os.replace(os.path.join(out, manifest_temp()), path)
+    fault("journal", out)
     clear_journal(out)
 
 
-def save_manifest(out: str, manifest: Manifest) -> None:
-    """Write the manifest atomically, unless it holds these bytes already."""
-    path = os.path.join(out, MANIFEST_NAME)
-    data = manifest.to_json().encode()
-    try:
-        with open(path, "rb") as fh:
-            if fh.read() == data:
-                return
-    except OSError:
-        pass  # no manifest yet: write it
-    atomic_bytes(os.path.join(out, tmp_rel(MANIFEST_NAME)), path, data, 0o644)
+def _abandon(stager: Stager) -> None:
+    """After a failed rename: remove the temp files not yet in place, but keep the
+    journal and the staged manifest, so the next run knows what this one placed."""
+    remove_temps(stager.out, stager.stage_dirs, keep=manifest_temp())

@@ -1,0 +1,218 @@
+"""Helpers of the reliability suite: running musa-port as a user would (also as
+another user, with faults injected), and looking at whole trees by content."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMP_RE = re.compile(rb"\.[0-9a-f]{16}\.musa-port-tmp\Z|musa-port-tmp|\.musa-port-journal|"
+                     rb"\.musa-port-lock")
+REQUIRE_ALL = os.environ.get("MUSA_PORT_REQUIRE_NVCC") == "1"  # set by .ci/run
+
+
+def skip_or_fail_in_ci(why: str) -> None:
+    if REQUIRE_ALL:
+        pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 (CI) requires this case to run")
+    pytest.skip(why)
+
+
+def cli(*args, env: Mapping[str, str] | None = None, cwd=None, timeout: float = 600,
+        **kw) -> subprocess.CompletedProcess:
+    """``python -m musa_porting ARGS`` (bytes arguments allowed); stdout and stderr are
+    text with undecodable bytes replaced. ``kw`` go to subprocess (see unprivileged)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "musa_porting", *map(_arg, args)],
+                          capture_output=True, text=True, errors="replace", cwd=cwd,
+                          env=full_env, timeout=timeout, **kw)
+
+
+def _arg(a) -> str | bytes:
+    return a if isinstance(a, bytes) else str(a)
+
+
+def start(*args, env: Mapping[str, str] | None = None, stderr=subprocess.PIPE,
+          **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "musa_porting", *map(_arg, args)],
+                            stdout=subprocess.DEVNULL, stderr=stderr,
+                            env={**os.environ, **(env or {})}, **kw)
+
+
+def one_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
+    """The run failed with ``code`` and exactly one ``error:`` line, no traceback."""
+    err = proc.stderr
+    assert proc.returncode == code, (proc.returncode, proc.stdout, err)
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("error: ")]
+    assert len(errors) == 1, err
+    return errors[0]
+
+
+def make_tree(root: Path, files: Mapping[str, bytes | str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(content.encode() if isinstance(content, str) else content)
+    return root
+
+
+def state(root: Path | str, with_mtime: bool = False) -> dict[bytes, tuple]:
+    """Every entry under root by bytes path: (kind, sha256 or link target, mode[, mtime])."""
+    out: dict[bytes, tuple] = {}
+    base = os.fsencode(str(root))
+    if not os.path.lexists(base):
+        return out
+    for dirpath, dirnames, filenames in os.walk(base):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            rel = os.path.relpath(p, base)
+            st = os.lstat(p)
+            mode = stat.S_IMODE(st.st_mode)
+            if stat.S_ISLNK(st.st_mode):
+                row: tuple = ("link", os.readlink(p), mode)
+            elif stat.S_ISDIR(st.st_mode):
+                row = ("dir", None, mode)
+            else:
+                with open(p, "rb") as fh:
+                    row = ("file", hashlib.sha256(fh.read()).hexdigest(), mode)
+            out[rel] = (*row, st.st_mtime_ns) if with_mtime and row[0] == "file" else row
+    return out
+
+
+def temps(root: Path | str) -> list[bytes]:
+    """Temp files, journals and locks of musa-port left under root."""
+    base = os.fsencode(str(root))
+    found = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        for name in dirnames + filenames:
+            if TEMP_RE.search(name):
+                found.append(os.path.relpath(os.path.join(dirpath, name), base))
+    return found
+
+
+def without_manifest(s: dict[bytes, tuple]) -> dict[bytes, tuple]:
+    return {k: v for k, v in s.items() if k != b".musa-port-manifest.json"}
+
+
+def clean_port(src: Path, dest: Path, *args) -> dict[bytes, tuple]:
+    """The state of a port of ``src`` into a fresh ``dest`` (the reference)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    proc = cli(src, "-o", dest, "-q", *args)
+    assert proc.returncode == 0, proc.stderr
+    return state(dest)
+
+
+def same_port(a: dict[bytes, tuple], b: dict[bytes, tuple]) -> None:
+    """Two output trees are the same port (the manifests differ only in paths)."""
+    assert without_manifest(a) == without_manifest(b)
+
+
+# -- without root's privileges ------------------------------------------------------------
+
+def _drop_dac_capabilities() -> None:
+    """In the child, before exec: give up root's power to read, write and search any
+    file (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), so file modes apply to it as to a
+    user. (Dropping to ``nobody`` does not work where the interpreter lives under
+    /root.)"""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def unprivileged() -> dict:
+    """``cli(..., **unprivileged())`` runs musa-port as a user whom file modes bind:
+    itself when not root, else root without its file-access capabilities."""
+    if os.geteuid() != 0:
+        return {}
+    probe = subprocess.run(["true"], preexec_fn=_drop_dac_capabilities, capture_output=True)
+    if probe.returncode != 0:
+        skip_or_fail_in_ci("running as root and cannot drop CAP_DAC_OVERRIDE")
+    return {"preexec_fn": _drop_dac_capabilities}
+
+
+# -- processes ----------------------------------------------------------------------------
+
+def descendants(pid: int) -> set[int]:
+    """Every process whose chain of parents leads to ``pid`` (Linux /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    raw = fh.read()
+                parents[int(entry)] = int(raw[raw.rindex(b")") + 2:].split()[1])
+            except (OSError, ValueError):
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                raw = fh.read()
+            if raw[raw.rindex(b")") + 2:raw.rindex(b")") + 3] != b"Z":
+                out.add(pid)
+        except OSError:
+            pass
+    return out
+
+
+def wait_gone(pids: set[int], seconds: float) -> set[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = alive(pids)
+        if not left:
+            return left
+        time.sleep(0.05)
+    return alive(pids)
+
+
+def kill_all(pids: set[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def measured(*args, env: Mapping[str, str] | None = None) -> dict:
+    """Run musa-port in a fresh wrapper process: its exit code, wall and CPU seconds,
+    and the peak RSS of the run and its workers (RUSAGE_CHILDREN of the wrapper counts
+    only them)."""
+    import json
+
+    code = ("import json, resource, subprocess, sys, time\n"
+            "t0 = time.perf_counter()\n"
+            "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+            "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(json.dumps({'rc': rc, 'wall': time.perf_counter() - t0, 'cpu': ru.ru_utime"
+            " + ru.ru_stime, 'peak_mb': ru.ru_maxrss / 1024}))\n")
+    proc = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "musa_porting",
+                           *map(_arg, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

@@ -1,0 +1,98 @@
+"""Hostile rule files: every malformed one is one line, ``file:line:col: what``, exit 2,
+nothing written; large ones load fast; odd keys are literal. Issue 18 "rule files",
+issue 19 items 9 and 10."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from relhelp import cli, make_tree, one_error, state
+
+from musa_porting.errors import PortError
+from musa_porting.rules.files import load_rule_file
+
+BAD = {
+    "broken.json": ('{"a": "b",\n "c": }', 2, None),
+    "broken.yaml": ("a: b\nc: [d, e\n", 3, None),
+    "list.json": ('["cudaMalloc", "musaMalloc"]', 1, 1),
+    "list.yaml": ("- cudaMalloc\n- musaMalloc\n", 1, 1),
+    "number.json": ('{"cudaMalloc": 1}', 1, 2),
+    "null.json": ('{"cudaMalloc": null}', 1, 2),
+    "nested.json": ('{"cudaMalloc": ["musaMalloc"]}', 1, 2),
+    "number.yaml": ("cudaMalloc: 1\n", 1, 13),
+    "bool.yaml": ("cudaMalloc: true\n", 1, 13),
+    "null.yaml": ("cudaMalloc:\n", 1, 12),
+    "empty_key.json": ('{"": "x"}', 1, 2),
+    "empty_key.yaml": ('"": x\n', 1, 1),
+    "dup.json": ('{"a": "b",\n "a": "c"}', 2, 2),
+    "dup.yaml": ("a: b\na: c\n", 2, 1),
+    "empty_value.json": ('{"a": ""}', 1, 2),
+    "not_utf8.json": (b'{"a": "\xff"}', 1, None),
+    "deep.json": ("[" * 100_000 + "]" * 100_000, 1, 101),
+    "deep.yaml": ("[" * 10_000 + "]" * 10_000 + "\n", 1, 101),
+    "deep_objects.json": ('{"a": ' * 5_000 + '"b"' + "}" * 5_000, 1, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_a_malformed_rule_file_is_one_line_with_its_position(tmp_path, name):
+    content, line, col = BAD[name]
+    rule = tmp_path / name
+    rule.write_bytes(content.encode() if isinstance(content, str) else content)
+    src = make_tree(tmp_path / "s", {"a.cu": "cudaMalloc(p, 4);\n"})
+    before = state(tmp_path)
+    err = one_error(cli(src, "-q", "--rule", rule))
+    m = re.match(rf"error: {re.escape(str(rule))}:(\d+):(\d+): \S", err)
+    assert m, err
+    assert int(m.group(1)) == line, err
+    if col is not None:
+        assert int(m.group(2)) == col, err
+    assert state(tmp_path) == before  # nothing written
+
+
+@pytest.mark.parametrize("suffix, limit", [(".json", 2.0), (".yaml", 4.0)])
+def test_a_100000_entry_rule_file_loads_fast(tmp_path, suffix, limit):
+    rule = tmp_path / f"big{suffix}"
+    if suffix == ".json":
+        rule.write_text(json.dumps({f"myName{i}": f"newName{i}" for i in range(100_000)}, indent=1))
+    else:
+        rule.write_text("".join(f"myName{i}: newName{i}\n" for i in range(100_000)))
+    t0 = time.process_time()
+    rules = load_rule_file(rule)
+    took = time.process_time() - t0
+    assert len(rules) == 100_000 and rules[-1].line == (100_001 if suffix == ".json" else 100_000)
+    assert took < limit, f"{took:.2f} s of CPU (125 s before)"
+    print(f"100,000 entries, {suffix}: {took:.2f} s of CPU")
+
+
+def test_an_error_at_the_end_of_a_large_file_has_its_line(tmp_path):
+    rule = tmp_path / "big.json"
+    entries = [f'"myName{i}": "newName{i}"' for i in range(100_000)] + ['"myName5": "again"']
+    rule.write_text("{\n" + ",\n".join(entries) + "\n}\n")
+    with pytest.raises(PortError) as info:
+        load_rule_file(rule)
+    assert (info.value.line, info.value.column) == (100_002, 1)
+    assert "duplicate key 'myName5' (first at line 7)" in info.value.message
+
+
+def test_keys_full_of_regex_metacharacters_are_literal(tmp_path):
+    rules = {"a.*b(": "X1", "[cuda]+": "X2", "\\d{2}$": "X3", "(?i)CUDA": "X4", "^x|y": "X5"}
+    rule = tmp_path / "meta.json"
+    rule.write_text(json.dumps(rules))
+    text = "a.*b( aXXb [cuda]+ cuda \\d{2}$ 12 (?i)CUDA ^x|y x\n"
+    src = make_tree(tmp_path / "s", {"a.cpp": text})
+    assert cli(src, "-q", "--rule", rule, "--no-default-rules", "--no-project-symbols").returncode == 0
+    assert (tmp_path / "s_musa/a.cpp").read_text() == "X1 aXXb X2 cuda X3 12 X4 X5 x\n"
+
+
+def test_a_rule_that_maps_a_name_to_itself_keeps_it(tmp_path):
+    rule = tmp_path / "keep.yaml"
+    rule.write_text("cudaFooBar: cudaFooBar\ncudaMalloc: cudaMalloc\n")
+    src = make_tree(tmp_path / "s", {"a.cu": "cudaFooBar(x); cudaMalloc(p, 4); cudaFree(p);\n"})
+    report = tmp_path / "r.json"
+    assert cli(src, "-q", "--rule", rule, "--report-json", report).returncode == 0
+    assert (tmp_path / "s_musa/a.mu").read_text() == "cudaFooBar(x); cudaMalloc(p, 4); musaFree(p);\n"
+    assert json.loads(report.read_text())["diagnostics"] == []
