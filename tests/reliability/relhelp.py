@@ -86,6 +86,8 @@ def state(root: Path | str, with_mtime: bool = False) -> dict[bytes, tuple]:
                 row: tuple = ("link", os.readlink(p), mode)
             elif stat.S_ISDIR(st.st_mode):
                 row = ("dir", None, mode)
+            elif not stat.S_ISREG(st.st_mode):  # a FIFO or socket: opening one could block
+                row = ("special", stat.S_IFMT(st.st_mode), mode)
             else:
                 with open(p, "rb") as fh:
                     row = ("file", hashlib.sha256(fh.read()).hexdigest(), mode)

@@ -150,17 +150,18 @@ def test_100000_small_files(tmp_path):
 
 # -- paths -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", ["out_in_src", "src_in_out", "same", "missing", "file",
+@pytest.mark.parametrize("case", ["out_in_src", "src_in_out", "same", "missing", "fifo",
                                   "out_is_file", "out_empty", "src_empty"])
 def test_bad_paths_are_one_line_exit_2_and_write_nothing(tmp_path, case):
     src = make_tree(tmp_path / "p", {"a.cu": "cudaStream_t s;\n"})
     (tmp_path / "afile").write_text("x")
+    os.mkfifo(tmp_path / "fifo")
     args = {
         "out_in_src": [src, "--output", src / "out"],
         "src_in_out": [src, "--output", tmp_path],
         "same": [src, "--output", src],
         "missing": [tmp_path / "nope"],
-        "file": [src / "a.cu"],
+        "fifo": [tmp_path / "fifo"],  # never opened: it would block
         "out_is_file": [src, "--output", tmp_path / "afile"],
         "out_empty": [src, "--output", ""],
         "src_empty": [""],
@@ -169,6 +170,14 @@ def test_bad_paths_are_one_line_exit_2_and_write_nothing(tmp_path, case):
     line = one_error(cli(*args))
     if case == "out_empty":
         assert "--output" in line
+    assert state(tmp_path, with_mtime=True) == before
+
+
+def test_src_a_file_is_ported_to_stdout_and_writes_nothing(tmp_path):
+    src = make_tree(tmp_path / "p", {"a.cu": "cudaStream_t s;\n"})
+    before = state(tmp_path, with_mtime=True)
+    proc = cli(src / "a.cu")
+    assert proc.returncode == 0 and proc.stdout == "musaStream_t s;\n", proc.stderr
     assert state(tmp_path, with_mtime=True) == before
 
 
