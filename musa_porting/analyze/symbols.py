@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..port import lexer
@@ -106,12 +107,10 @@ class WordFinder:
             return [s for _, s, _ in self._ac.find_matches_as_indexes(low)]
         return [m.start() for m in self._re.finditer(low)] if self._re is not None else []
 
-    def identifiers(self, data: bytes, low: bytes):
-        """(start, end, name) of each identifier of ``data`` that holds a word
-        (``low`` is ``data.lower()``)."""
-        if self._re is None:
-            return
-        rename = self.vocabulary.rename
+    def spans(self, data: bytes, low: bytes) -> Iterator[tuple[int, int]]:
+        """(start, end) of each identifier of ``data`` around a word hit, once each and
+        in order (``low`` is ``data.lower()``); whether the name holds a word whole is
+        the caller's check."""
         mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
         n = len(data)
         seen = -1
@@ -123,6 +122,13 @@ class WordFinder:
             if e < 0:
                 e = n
             seen = e
+            yield s, e
+
+    def identifiers(self, data: bytes, low: bytes):
+        """(start, end, name) of each identifier of ``data`` that holds a word
+        (``low`` is ``data.lower()``)."""
+        rename = self.vocabulary.rename
+        for s, e in self.spans(data, low):
             if 0x30 <= data[s] <= 0x39:
                 continue  # a number
             name = data[s:e].decode("ascii", "replace")
@@ -373,17 +379,8 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     defined: set[str] = set()
     line, pos = 1, 0
     rename = words.vocabulary.rename
-    mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
     n = len(data)
-    seen = -1
-    for p in words.starts(low):
-        if p < seen:
-            continue
-        s = mask.rfind(b" ", 0, p) + 1
-        e = mask.find(b" ", p)
-        if e < 0:
-            e = n
-        seen = e
+    for s, e in words.spans(data, low):
         # Most hits are uses: a definition is followed by one of ( = ; , ) [ { : or
         # "final", or is a macro's name. A few byte checks settle most hits, before
         # the file is lexed at all.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ..errors import PortError
 from .manifest import TMP_SUFFIX
@@ -118,23 +118,18 @@ def copy_file(src: str, path: str, mode: int) -> os.stat_result:
         fin = open(src, "rb")
     except OSError as exc:
         raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+    def chunks() -> Iterator[bytes]:
+        while True:
+            try:
+                chunk = fin.read(1 << 20)
+            except OSError as exc:
+                raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+            if not chunk:
+                return
+            yield chunk
+
     with fin:
-        fd = _create(path)
-        try:
-            while True:
-                try:
-                    chunk = fin.read(1 << 20)
-                except OSError as exc:
-                    raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
-                if not chunk:
-                    break
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view):]
-            os.fchmod(fd, mode)
-            return os.fstat(fd)
-        finally:
-            os.close(fd)
+        return write_chunks(path, chunks(), mode)
 
 
 def atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
