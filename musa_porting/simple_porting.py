@@ -257,26 +257,9 @@ class SimplePorting:
         object)."""
         return name in vars(self) or getattr(type(self), name) is not _ORIGINAL[name]
 
-    def _inline_rules(self) -> tuple[dict[str, str], bool]:
-        """The rules given to the engine above its tables, and whether the tables are
-        used: ``_MAPPING_RULE``, then ``mapping_rule``, then what a replaced
-        ``load_replaced_mapping`` changed (a dropped pair stays as it is)."""
-        rules = {**_MAPPING_RULE, **self._user_rules}
-        tables = True
-        current = self.mapping_rule
-        if isinstance(current, dict):
-            rules.update(current)
-        elif self._loaded is None:  # a replacement built the whole list itself
-            rules, tables = {**rules, **dict(current)}, False
-        else:
-            now = dict(current)
-            rules.update({k: v for k, v in now.items() if self._loaded.get(k) != v})
-            rules.update({k: k for k in self._loaded if k not in now})
-        return rules, tables
-
     def _options(self, loaded: bool = True) -> PortOptions:
-        rules, tables = self._inline_rules() if loaded else ({**_MAPPING_RULE, **self._user_rules},
-                                                             True)
+        rules, tables = (_engine_rules(self.mapping_rule, self._user_rules, self._loaded) if loaded
+                         else ({**_MAPPING_RULE, **self._user_rules}, True))
         mapping_dir = self.mapping_dir_path
         if mapping_dir and read_json is not _read_json:
             # A caller's read_json reads the mapping folder (as torch_musa's did).
@@ -306,14 +289,14 @@ class SimplePorting:
         """Port ``cuda_dir_path`` into ``musa_dir_path`` (default ``<cuda_dir_path>_musa``)."""
         from .tree.porter import port_tree
 
-        notes = [w for w in (shadow_warning(), self._mapping_dir_note()) if w]
+        notes = [w for w in (shadow_warning(), _mapping_dir_note(self.mapping_dir_path)) if w]
         self.process_ignore_dir_paths()
         if self._replaced("load_replaced_mapping") and not isinstance(self.mapping_rule, list):
             self.load_replaced_mapping()
         if self._replaced("modify_file"):
-            result = self._run_per_file()
+            result = _run_per_file(self)
         else:
-            self._check_output()
+            _check_output(self.cuda_dir_path, self.musa_dir_path)
             result = port_tree(self.options())
         patterns = ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [os.getcwd()])
         notes += result.warnings
@@ -327,53 +310,74 @@ class SimplePorting:
             LOGGER.info(total_line(result))
         return result
 
-    def _check_output(self) -> None:
-        src, out = os.path.realpath(self.cuda_dir_path), os.path.realpath(self.musa_dir_path)
-        if out == src or out.startswith(src.rstrip(os.sep) + os.sep):
-            raise PortError(f"musa_dir_path {self.musa_dir_path} is the source folder or inside it: "
-                            "musa-port never writes into its input; set another musa_dir_path "
-                            "(or replace modify_file to port in place)", self.cuda_dir_path)
 
-    def _mapping_dir_note(self) -> str | None:
-        """torch_musa reads ``general.json`` from ``mapping_dir_path``; musa-port reads
-        every JSON file there. Say so when that differs."""
-        d = self.mapping_dir_path
-        if not d or not os.path.isdir(d) or os.path.isfile(os.path.join(d, "general.json")):
-            return None
-        names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
-        return (f"mapping_dir_path {d} has no general.json (torch_musa's SimplePorting reads "
-                f"its rules from there); musa-port reads every *.json in it: "
-                f"{', '.join(names) or 'none, so no rules'}")
+def _engine_rules(current: dict[str, str] | list[tuple[str, str]], user: dict[str, str],
+                  loaded: dict[str, str] | None) -> tuple[dict[str, str], bool]:
+    """The rules given to the engine above its tables, and whether the tables are used:
+    ``_MAPPING_RULE``, then the user's ``mapping_rule``, then what a replaced
+    ``load_replaced_mapping`` changed in ``current`` against the pairs it was given
+    (``loaded``; a dropped pair stays as it is)."""
+    rules = {**_MAPPING_RULE, **user}
+    tables = True
+    if isinstance(current, dict):
+        rules.update(current)
+    elif loaded is None:  # a replacement built the whole list itself
+        rules, tables = {**rules, **dict(current)}, False
+    else:
+        now = dict(current)
+        rules.update({k: v for k, v in now.items() if loaded.get(k) != v})
+        rules.update({k: k for k in loaded if k not in now})
+    return rules, tables
 
-    def _run_per_file(self) -> PortResult:
-        """torch_musa's loop, for a caller's ``modify_file``: every file not ignored is
-        handed to it with its output path (``change_filename``), folders made first.
-        musa-port writes nothing itself, so the output may be the source folder."""
-        from .tree.kinds import KindSelector
-        from .tree.names import output_names
-        from .tree.porter import SUPERSEDED
-        from .tree.walk import Ignorer, walk
 
-        if not isinstance(self.mapping_rule, list):
-            self.load_replaced_mapping()  # a caller's modify_file reads the pairs, as torch_musa left them
-        opts = self.options()
-        src, out = os.path.abspath(self.cuda_dir_path), os.path.abspath(self.musa_dir_path)
-        if not os.path.isdir(src):
-            raise PortError("source folder not found", self.cuda_dir_path)
-        result = PortResult(src, out)
-        entries = list(walk(src, Ignorer(opts.ignore), result.ignored))
-        superseded: dict[str, str] = {}
-        out_rel_of = output_names(src, entries, KindSelector.from_options(opts), {}, None,
-                                  result.warnings, superseded, self.change_filename)
-        result.ignored.update({rel: SUPERSEDED for rel in superseded})
-        for e in entries:
-            if e.kind != "file" or e.rel in superseded:
-                continue
-            target = os.path.join(out, out_rel_of[e.rel])
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            self.modify_file(os.path.join(src, e.rel), target)
-            result.files.append(FileOutcome(e.rel, out_rel_of[e.rel], "ported", written=True))
-        return result
+def _check_output(cuda_dir: str, musa_dir: str) -> None:
+    src, out = os.path.realpath(cuda_dir), os.path.realpath(musa_dir)
+    if out == src or out.startswith(src.rstrip(os.sep) + os.sep):
+        raise PortError(f"musa_dir_path {musa_dir} is the source folder or inside it: "
+                        "musa-port never writes into its input; set another musa_dir_path "
+                        "(or replace modify_file to port in place)", cuda_dir)
+
+
+def _mapping_dir_note(d: str | None) -> str | None:
+    """torch_musa reads ``general.json`` from ``mapping_dir_path``; musa-port reads every
+    JSON file there. Say so when that differs."""
+    if not d or not os.path.isdir(d) or os.path.isfile(os.path.join(d, "general.json")):
+        return None
+    names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+    return (f"mapping_dir_path {d} has no general.json (torch_musa's SimplePorting reads "
+            f"its rules from there); musa-port reads every *.json in it: "
+            f"{', '.join(names) or 'none, so no rules'}")
+
+
+def _run_per_file(sp: SimplePorting) -> PortResult:
+    """torch_musa's loop, for a caller's ``modify_file``: every file not ignored is
+    handed to it with its output path (``change_filename``), folders made first.
+    musa-port writes nothing itself, so the output may be the source folder."""
+    from .tree.kinds import KindSelector
+    from .tree.names import output_names
+    from .tree.porter import SUPERSEDED
+    from .tree.walk import Ignorer, walk
+
+    if not isinstance(sp.mapping_rule, list):
+        sp.load_replaced_mapping()  # a caller's modify_file reads the pairs, as torch_musa left them
+    opts = sp.options()
+    src, out = os.path.abspath(sp.cuda_dir_path), os.path.abspath(sp.musa_dir_path)
+    if not os.path.isdir(src):
+        raise PortError("source folder not found", sp.cuda_dir_path)
+    result = PortResult(src, out)
+    entries = list(walk(src, Ignorer(opts.ignore), result.ignored))
+    superseded: dict[str, str] = {}
+    out_rel_of = output_names(src, entries, KindSelector.from_options(opts), {}, None,
+                              result.warnings, superseded, sp.change_filename)
+    result.ignored.update({rel: SUPERSEDED for rel in superseded})
+    for e in entries:
+        if e.kind != "file" or e.rel in superseded:
+            continue
+        target = os.path.join(out, out_rel_of[e.rel])
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        sp.modify_file(os.path.join(src, e.rel), target)
+        result.files.append(FileOutcome(e.rel, out_rel_of[e.rel], "ported", written=True))
+    return result
 
 
 _ORIGINAL = {name: SimplePorting.__dict__[name] for name in
