@@ -217,6 +217,25 @@ def test_a_statement_libcst_cannot_parse_is_ported_by_text_rules_with_a_finding(
     assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", 2)]
 
 
+@pytest.mark.parametrize("src, line, why", [
+    ('import torch\nprint "hi"\nx = torch.cuda.device_count()\n', 2, "print"),  # Python 2
+    ('import torch\ny = torch.cuda.device_count()\ns = """never closed\nz = 1\n', 3, "unterminated"),
+    ('import torch\nif True:\n\tx = 1\n        y = torch.cuda.device_count()\n', 4, "tabs"),
+])
+def test_a_file_that_does_not_parse_whole_gets_one_finding_at_its_error(src, line, why):
+    """Each statement that needs porting parses alone, so the file is ported; the file as
+    a whole does not parse, which the user must hear of (once, at the first error)."""
+    p = port_python(src.encode(), RULES)
+    assert b"torch.musa.device_count()" in p.data
+    assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", line)]
+    assert why in p.diagnostics[0].message and "does not parse" in p.diagnostics[0].message
+
+
+def test_a_file_that_parses_or_has_nothing_to_port_gets_no_parse_finding():
+    assert port_python(b"import torch\nx = torch.cuda.device_count()\n", RULES).diagnostics == []
+    assert port_python(b'print "nothing to port"\n', RULES).diagnostics == []
+
+
 # -- what must not change ----------------------------------------------------------------
 
 @pytest.mark.parametrize("src", [

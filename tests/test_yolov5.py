@@ -74,22 +74,23 @@ def test_musa_converter_on_yolov5(yolov5):
     assert snapshot(yolov5) == before
 
 
-def test_python_porting_costs_under_2_ms_per_file(yolov5):
-    """CPU time of porting every .py file of YOLOv5 (best of 3, as the machine is
-    shared), over the number of files; the figure goes to the test log."""
+def test_python_porting_cost_per_file(yolov5):
+    """CPU time of porting every .py file of YOLOv5 as the manual's command does (train.py
+    the launch file), best of 3, over the number of files: the figure goes to the test log
+    (``-s``); the issue's budget is 2 ms. Not a timing assert: figures in tests never are."""
     from musa_porting.port.python import port_python, python_rules
 
     files = sorted(yolov5.rglob("*.py"))
     data = [f.read_bytes() for f in files]
+    launch = [f == yolov5 / "train.py" for f in files]
     rules = python_rules()
     port_python(b"import torch\ntorch.cuda.synchronize()\n", rules)  # imports, warm caches
-    best = min(_cpu(lambda: [port_python(d, rules, launch=True) for d in data]) for _ in range(3))
-    per_file_ms = best / len(files) * 1000
+    runs = []
+    for _ in range(3):
+        t = time.process_time()
+        ported = [port_python(d, rules, launch=la) for d, la in zip(data, launch)]
+        runs.append(time.process_time() - t)
+    per_file_ms = min(runs) / len(files) * 1000
     print(f"python porting: {per_file_ms:.2f} ms per file over {len(files)} yolov5 files")
-    assert per_file_ms <= 2.0
-
-
-def _cpu(fn) -> float:
-    t = time.process_time()
-    fn()
-    return time.process_time() - t
+    changed = [f.name for f, d, p in zip(files, data, ported) if p.data != d]
+    assert "train.py" in changed and len(changed) >= 10  # the work timed is the real port

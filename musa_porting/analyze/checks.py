@@ -105,7 +105,8 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "other options.", 'subprocess.run(["nvidia-smi"])'),
     Check("MP4007", "python-parse-error", "warning", False,
           "A statement that does not parse as Python 3 (a syntax error, Python 2) was ported by "
-          "text rules only.", 'print "cuda"'),
+          "text rules only; or a file that does not parse as a whole had its statements ported "
+          "one by one.", 'print "cuda"'),
 )}
 
 @dataclass(frozen=True)

@@ -83,6 +83,12 @@ def unknown_torch_name(attr: str) -> PyFinding:
                      "in your torch_musa, or replace it")
 
 
+def file_not_parsed(reason: str) -> PyFinding:
+    return PyFinding("MP4007", "", f"this file does not parse as Python 3 ({reason}): the "
+                     "statements that needed porting were parsed and ported one by one; check "
+                     "the file runs under Python 3")
+
+
 def not_parsed(reason: str) -> PyFinding:
     return PyFinding("MP4007", "", f"this statement does not parse as Python 3 ({reason}): it "
                      "was ported by text rules only; check the result")

@@ -11,6 +11,7 @@ formatting, line ends, encoding.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -165,6 +166,10 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
             fixed.append((spot[0], spot[0], spot[1], LAUNCH))
     for start, end in statements:
         _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found)
+    if not any(f.id == "MP4007" for _, f in found):
+        broken = _syntax_error(data)
+        if broken is not None:
+            found.append((broken[0], pf.file_not_parsed(broken[1])))
     result = rewrite(data, _EMPTY_MATCHER, fixed=fixed)
     return PythonPort(result.data, result.edits, _place(data, result.data, result.edits, found),
                       warnings)
@@ -206,6 +211,29 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
                       if encoding == "utf-8" else new.encode(encoding), rule))
     for off, f in res.findings:
         found.append((first + (off if ascii_text else len(text[:off].encode(encoding))), f))
+
+
+def _syntax_error(data: bytes) -> tuple[int, str] | None:
+    """Where and why the whole file does not compile as Python 3 (CPython's own compiler,
+    in C: a Python 2 file, a string never closed, tabs mixed with spaces), or None. The
+    statements are ported one by one, each parsed alone, so only this says the file as
+    a whole is broken."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "invalid escape sequence" and such: not ours to say
+            compile(data, "<file>", "exec", dont_inherit=True)  # half the cost of an AST
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        offset = 0
+        for _ in range(line - 1):
+            nl = data.find(b"\n", offset)
+            if nl < 0:
+                break
+            offset = nl + 1
+        return offset, f"line {line}: {exc.msg}"
+    except ValueError as exc:  # NUL bytes
+        return 0, str(exc)
+    return None
 
 
 def _ends_with_colon(lx: Lexed, start: int, end: int) -> bool:
