@@ -68,10 +68,17 @@ def test_porting_its_own_output_changes_nothing(parts):
     assert twice.data == once, [e.old for e in twice.edits]
 
 
+_KEY_BYTES = [k.encode() for k in _DEFAULTS]
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=200))
+@given(st.one_of(st.binary(max_size=200),
+                 st.lists(st.sampled_from([b"nccl", b"nvcc", b"cu", b"mu", b" ", b"_", b"x",
+                                           b"NV", b"cublas", b"\n"]), max_size=20).map(b"".join)))
 def test_bytes_without_keys_round_trip(blob):
-    assume(b"cuda" not in blob.lower() and b"cu" not in blob.lower())
+    """Bytes holding no key of the tables anywhere (checked the slow and obvious way,
+    not with the matcher under test) come out as they went in."""
+    assume(not any(k in blob for k in _KEY_BYTES))
     assert rewrite(blob, _DEFAULT_MATCHER).data == blob
 
 
