@@ -106,6 +106,27 @@ def test_external_names_are_kept_and_reported(tmp_path):
     assert "CUDA_HELPER_X" not in {x["name"] for x in r["project_symbols"]["renamed"]}
 
 
+def test_a_vendored_cuda_library_keeps_the_names_musa_keeps(tmp_path):
+    """A tree that vendors CCCL, CUB or Thrust defines their internals; MUSA keeps those
+    names (muThrust and muAlg are drop-ins, libcu++ keeps its own), as the tables do.
+    The project's own names beside them are still renamed."""
+    src = tmp_path / "src"
+    (src / "third_party/cccl").mkdir(parents=True)
+    (src / "third_party/cccl/config.h").write_text(
+        "#define _LIBCUDACXX_HIDE_FROM_ABI inline\n#define __LIBCUDACXX_CUDA_API 1\n"
+        "#define _CCCL_CUDA_COMPILER 1\n#define CUB_CUDA_API 1\n#define THRUST_CUDA_BACKEND 2\n")
+    (src / "ops.cu").write_text(
+        '#include "third_party/cccl/config.h"\n#define MYLIB_CUDA_CHECK(x) x\n'
+        "_LIBCUDACXX_HIDE_FROM_ABI int f() { return CUB_CUDA_API + THRUST_CUDA_BACKEND "
+        "+ _CCCL_CUDA_COMPILER + __LIBCUDACXX_CUDA_API; }\nint g() { return MYLIB_CUDA_CHECK(1); }\n")
+    port_tree(PortOptions(str(src), str(tmp_path / "out"), jobs=1))
+    out = (tmp_path / "out/ops.mu").read_text()
+    for kept in ("_LIBCUDACXX_HIDE_FROM_ABI", "CUB_CUDA_API", "THRUST_CUDA_BACKEND",
+                 "_CCCL_CUDA_COMPILER", "__LIBCUDACXX_CUDA_API"):
+        assert kept in out and kept in (tmp_path / "out/third_party/cccl/config.h").read_text()
+    assert "MYLIB_MUSA_CHECK(1)" in out
+
+
 def test_taken_names_are_not_merged_and_the_collision_is_reported(tmp_path):
     proc = _port(tmp_path, "lexer", "--report-json", str(tmp_path / "r.json"))
     assert proc.returncode == 0

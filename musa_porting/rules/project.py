@@ -7,16 +7,25 @@ tables, or the new name of another rename. Then neither is renamed and the colli
 is reported, so a project that already has both ``CUDA_CHECK`` and ``MUSA_CHECK``
 keeps both. Names the rules already port, and names the user keeps, are left to them;
 so is a name that is only a word (``namespace cuda``): other code uses the same name
-(``thrust::cuda``, CCCL's ``cuda::std``, ``at::cuda``), which a rename would break.
+(``thrust::cuda``, CCCL's ``cuda::std``, ``at::cuda``), which a rename would break; and
+so are the internals of the CUDA libraries MUSA keeps under their own names (Thrust,
+CUB, libcu++: ``THRUST_*``, ``CUB_*``, ``_CCCL*``, ``_LIBCUDACXX*``) when a tree vendors
+them, as the tables keep them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
 from .model import Rule
 from .vocabulary import Vocabulary
+
+# Names of the CUDA libraries that keep their names on MUSA (muThrust and muAlg are
+# drop-ins for Thrust and CUB; libcu++ keeps its own): never keys of the tables either
+# (tables/irregular.FORBIDDEN_KEY_PATTERN).
+KEPT_LIBRARY_NAME = re.compile(r"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX)")
 
 PROJECT_FAMILY = "project"
 
@@ -120,7 +129,7 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     wanted: dict[str, str] = {}
     plan = ProjectPlan()
     for name in sorted(defs):
-        if name in rule_keys or name in keep or name in words:
+        if name in rule_keys or name in keep or name in words or KEPT_LIBRARY_NAME.match(name):
             # A name that is just a word (namespace cuda) is shared with other code:
             # thrust::cuda, CCCL's cuda::std, at::cuda. The rules decide those.
             continue
