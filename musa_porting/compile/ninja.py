@@ -127,10 +127,7 @@ def write_if_changed(path: Path, text: str) -> None:
     except OSError:
         pass  # no previous file: write it
     tmp = path.with_name(f".{path.name}.musa-port-tmp")
-    try:
-        tmp.unlink()
-    except FileNotFoundError:
-        pass
+    tmp.unlink(missing_ok=True)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(fd, "wb") as f:
@@ -138,8 +135,7 @@ def write_if_changed(path: Path, text: str) -> None:
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
         raise
 
 

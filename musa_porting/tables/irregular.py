@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..rules.project import KEPT_LIBRARY_PREFIX
+
 
 @dataclass(frozen=True)
 class Name:
@@ -338,10 +340,11 @@ FORBIDDEN_KEYS = frozenset(
     __launch_bounds__ __CUDACC_VER_MAJOR__ __CUDACC_VER_MINOR__ __CUDACC_VER_BUILD__
     """.split()
 )
-# THRUST_*/CUB_*/_CCCL*/_LIBCUDACXX*, __shfl_*_sync, vector types. (nvcc's __cuda* internals
-# are no longer here: the vendor renames them, __cudaRegisterFunction -> __musaRegisterFunction.)
+# THRUST_*/CUB_*/_CCCL*/_LIBCUDACXX* (the libraries' names, which project symbols keep
+# too), __shfl_*_sync, vector types. (nvcc's __cuda* internals are no longer here: the
+# vendor renames them, __cudaRegisterFunction -> __musaRegisterFunction.)
 FORBIDDEN_KEY_PATTERN = (
-    r"^(?:THRUST_|CUB_|_CCCL|_LIBCUDACXX|__shfl_\w*_sync$"
+    rf"^(?:{KEPT_LIBRARY_PREFIX}|__shfl_\w*_sync$"
     r"|(?:make_)?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]$"
     r"|(?:make_)?(?:u?long|u?longlong|double)[1-4]_(?:16|32)a$)"
 )

@@ -153,19 +153,25 @@ class Planner:
                             0o120000, symlink=True)
         return Step(p, FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec), item, [], 0)
 
+    def _settle(self, p: Planned, st: os.stat_result | None, same: bool) -> Planned:
+        """Claim ``p``'s output path; an output that already holds the bytes keeps them
+        (only its mode may change), any other is staged."""
+        p.over = self.outputs.claim(p.out_rel, st, same)
+        if same:
+            assert st is not None
+            p.chmod = stat.S_IMODE(st.st_mode) != p.entry.mode
+            p.record.out_size, p.record.out_mtime_ns = st.st_size, st.st_mtime_ns
+        elif self.stage is not None:
+            self.stage(p)
+        return p
+
     def _plan_copy(self, e: Entry, out_rel: str, src_path: str, rec: FileRecord) -> Step:
         out_path = os.path.join(self.out, out_rel)
         if not os.access(src_path, os.R_OK):
             raise PortError("cannot read: Permission denied", src_path)
         st = self.outputs.lstat(out_rel)
         same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path)
-        p = Planned(e, out_rel, rec, copy=not same)
-        p.over = self.outputs.claim(out_rel, st, same)
-        if same:
-            p.chmod = stat.S_IMODE(st.st_mode) != e.mode
-            rec.out_size, rec.out_mtime_ns = st.st_size, st.st_mtime_ns
-        elif self.stage is not None:
-            self.stage(p)
+        p = self._settle(Planned(e, out_rel, rec, copy=not same), st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
             body = read_file(src_path)
@@ -192,13 +198,7 @@ class Planner:
         st = self.outputs.lstat(out_rel)
         same = st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data) \
             and read_file(out_path) == ported.data
-        p = Planned(e, out_rel, rec, data=None if same else ported.data)
-        p.over = self.outputs.claim(out_rel, st, same)
-        if same:
-            p.chmod = stat.S_IMODE(st.st_mode) != e.mode
-            rec.out_size, rec.out_mtime_ns = st.st_size, st.st_mtime_ns
-        elif self.stage is not None:
-            self.stage(p)
+        p = self._settle(Planned(e, out_rel, rec, data=None if same else ported.data), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
