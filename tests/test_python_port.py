@@ -209,7 +209,7 @@ def test_findings_for_what_has_no_musa_rename():
     assert b"['nvcc', '--version']" in p.data
 
 
-def test_a_statement_libcst_cannot_parse_is_ported_by_text_rules_with_a_finding():
+def test_a_statement_that_does_not_parse_is_ported_by_text_rules_with_a_finding():
     src = 'import torch\nprint "on", torch.cuda.current_device()  # cuda\nx = y.cuda()\n'
     p = port_python(src.encode(), RULES)
     assert p.data.decode() == ('import torch\nprint "on", torch.musa.current_device()  # cuda\n'
@@ -234,6 +234,50 @@ def test_a_file_that_does_not_parse_whole_gets_one_finding_at_its_error(src, lin
 def test_a_file_that_parses_or_has_nothing_to_port_gets_no_parse_finding():
     assert port_python(b"import torch\nx = torch.cuda.device_count()\n", RULES).diagnostics == []
     assert port_python(b'print "nothing to port"\n', RULES).diagnostics == []
+
+
+@pytest.mark.parametrize("before, after", [
+    # a name Python would normalize, and non-ASCII text before the edit
+    ("größe = t.größe.cuda()  # café\n", "größe = t.größe.musa()  # café\n"),
+    # an f-string: code in its fields, a device at its head, pieces joined with a comment
+    ("x = (f'cuda:{r}'  # c\n     'cuda' f'{y.cuda()}' \"z\")\n",
+     "x = (f'musa:{r}'  # c\n     'musa' f'{y.musa()}' \"z\")\n"),
+    ("m = f\"{torch.cuda.device_count()} {d['cuda']}\"\n",
+     "m = f\"{torch.musa.device_count()} {d['musa']}\"\n"),
+    ("v = f'CUDA_VISIBLE_DEVICES={ids} python'\n", "v = f'MUSA_VISIBLE_DEVICES={ids} python'\n"),
+    # an environment variable named by keyword, and one spread over a continued line
+    ("os.getenv(key='FORCE_CUDA')\n", "os.getenv(key='FORCE_MUSA')\n"),
+    ("c = torch.\\\n  cuda.Event()\n", "c = torch.\\\n  musa.Event()\n"),
+    # bytes and raw strings
+    ("x = rb'cuda' + b'cuda' + R'cuda'\n", "x = rb'cuda' + b'cuda' + R'musa'\n"),
+])
+def test_rewrites_land_on_the_bytes_the_tree_points_at(before, after):
+    p = port_python(before.encode(), RULES)
+    assert p.data.decode() == after
+    assert [d.id for d in p.diagnostics] == []
+
+
+def test_extension_names_in_every_place_a_name_goes():
+    src = ("from torch.utils.cpp_extension import CUDAExtension, CUDA_HOME\n"
+           "def f():\n    global CUDA_HOME\n    return CUDAExtension(name=CUDA_HOME)\n"
+           "class Ext(CUDAExtension): pass\n")
+    assert port(src) == src.replace("CUDAExtension", "MUSAExtension").replace(
+        "CUDA_HOME", "MUSA_HOME").replace("torch.utils.cpp_extension",
+                                          "torch_musa.utils.musa_extension")
+
+
+def test_python_porting_does_not_load_libcst(tmp_path):
+    """libcst's import alone (~0.16 s) costs more than porting a project's Python files:
+    the porter parses with CPython's own parser."""
+    import subprocess
+    import sys
+    code = ("import sys\nfrom musa_porting.port.python import port_python, python_rules\n"
+            "out = port_python(b'import torch\\nx = torch.cuda.is_available()\\n', "
+            "python_rules(), launch=True)\n"
+            "assert b'torch.musa' in out.data and b'import torch_musa' in out.data\n"
+            "print('libcst' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "False"
 
 
 # -- what must not change ----------------------------------------------------------------

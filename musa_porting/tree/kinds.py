@@ -89,9 +89,9 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
 
 
 def port_python(data: bytes, ctx: FileContext) -> Ported:
-    """Python: the statements that need it parsed with libcst and rewritten (see
-    port/python); paths to ported sources follow ``ctx.out_rel_of``."""
-    # libcst and the Python porter load with the first .py file (a C++ tree never needs them).
+    """Python: the statements that need it parsed and rewritten (see port/python);
+    paths to ported sources follow ``ctx.out_rel_of``."""
+    # The Python porter loads with the first .py file (a C++ tree never needs it).
     from ..port.python import port_python as port_python_source
     from .python_run import python_setup
 

@@ -1,7 +1,7 @@
 """What the rewrites of a statement may know about the file and the run.
 
-Kept apart from ``transform`` so that building it does not import libcst: a port
-with no Python statement to rewrite never pays for that import.
+Kept apart from ``transform`` so that building it does not load the statement
+rewriter: a port with no Python statement to rewrite never pays for it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Text rules for a statement libcst cannot parse (a syntax error, Python 2 code).
+"""Text rules for a statement that does not parse (a syntax error, Python 2 code).
 
 The same renames as the parsed path, written as literal keys for the word-boundary
 engine, so that an unparseable file is still ported as far as text can say: the

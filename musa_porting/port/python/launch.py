@@ -7,6 +7,7 @@ imports it already is left as it is, which makes a second run a no-op.
 
 from __future__ import annotations
 
+import ast
 import re
 
 from .lexer import Lexed
@@ -40,18 +41,10 @@ def insertion(lx: Lexed) -> tuple[int, bytes] | None:
 
 def _is_torch_import(text: bytes) -> bool:
     """The statement imports ``torch`` or ``torch.x`` (``import torch as T`` too)."""
-    import libcst as cst
-
-    from .transform import dotted
-
     try:
-        module = cst.parse_module(text.decode("utf-8", "replace").rstrip("\r\n") + "\n")
-    except Exception:
+        module = ast.parse(text.decode("utf-8", "replace").rstrip("\r\n") + "\n")
+    except (SyntaxError, ValueError):
         return False
-    for stmt in module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Import) and any(
-                        (dotted(a.name) or "").split(".")[0] == "torch" for a in small.names):
-                    return True
-    return False
+    return any(isinstance(stmt, ast.Import) and any(a.name.split(".")[0] == "torch"
+                                                    for a in stmt.names)
+               for stmt in module.body)

@@ -2,7 +2,7 @@
 
 The file is searched for what may need porting (``torch.cuda``, ``.cuda(``, device
 strings, ``cpp_extension``...); most files have none and cost one regex search. Each
-logical line that has something is parsed with libcst and rewritten on its tree
+logical line that has something is parsed (CPython's ``ast``) and rewritten by its tree
 (``statement``), or, when it does not parse, by text rules (``fallback``) with a
 finding. Every byte outside the rewritten nodes is kept: comments, docstrings,
 formatting, line ends, encoding.
@@ -10,6 +10,7 @@ formatting, line ends, encoding.
 
 from __future__ import annotations
 
+import _symtable
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -29,7 +30,7 @@ from .paths import PathMap
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
-    rb"\btorch\s*\.\s*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
+    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
     rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
@@ -59,16 +60,17 @@ class PythonRules:
     fallback: Matcher
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
-        """The candidates of ``data``, searched on the lines that hold an anchor."""
+        """The candidates of ``data``, searched on the lines that hold an anchor and the
+        line before each (``torch`` may end the line before ``.cuda``)."""
         out: list[re.Match[bytes]] = []
-        done = -1  # end of the last line searched
+        done = 0  # end of the last line searched
         for a in self.anchors.finditer(data):
             if a.start() < done:
                 continue
-            ls = data.rfind(b"\n", 0, a.start()) + 1
+            ls = data.rfind(b"\n", 0, max(data.rfind(b"\n", 0, a.start()), 0)) + 1
             le = data.find(b"\n", a.end())
-            done = len(data) if le < 0 else le
-            out.extend(self.candidates.finditer(data, ls, done))
+            before, done = done, len(data) if le < 0 else le
+            out.extend(m for m in self.candidates.finditer(data, ls, done) if m.end() > before)
         return out
 
 
@@ -178,7 +180,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
               fallback: Matcher, fixed: list, found: list) -> None:
     """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
-    from .statement import NotParsed, port_statement  # libcst: imported when first needed
+    from .statement import NotParsed, port_statement
 
     data = lx.data
     first = start
@@ -214,14 +216,15 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
 
 
 def _syntax_error(data: bytes) -> tuple[int, str] | None:
-    """Where and why the whole file does not compile as Python 3 (CPython's own compiler,
-    in C: a Python 2 file, a string never closed, tabs mixed with spaces), or None. The
+    """Where and why the whole file does not parse as Python 3 (CPython's own parser, in
+    C: a Python 2 file, a string never closed, tabs mixed with spaces), or None. The
     statements are ported one by one, each parsed alone, so only this says the file as
-    a whole is broken."""
+    a whole is broken. The parser and the symbol table, without the byte-code compiler:
+    a fifth cheaper than compile(), and a misplaced ``return`` still parses."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "invalid escape sequence" and such: not ours to say
-            compile(data, "<file>", "exec", dont_inherit=True)  # half the cost of an AST
+            _symtable.symtable(data, "<file>", "exec")
     except SyntaxError as exc:
         line = exc.lineno or 1
         offset = 0
@@ -231,7 +234,7 @@ def _syntax_error(data: bytes) -> tuple[int, str] | None:
                 break
             offset = nl + 1
         return offset, f"line {line}: {exc.msg}"
-    except ValueError as exc:  # NUL bytes
+    except ValueError as exc:  # NUL bytes, on older Pythons
         return 0, str(exc)
     return None
 

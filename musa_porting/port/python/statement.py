@@ -1,24 +1,29 @@
-"""One logical line through libcst: parse it, rewrite its tree, and turn what changed
-into edits of the original text.
+"""One logical line through CPython's parser: parse it, rewrite it by its tree, and
+give back what changed as edits of the original text.
 
-A logical line alone is not always a module libcst can parse: a compound statement's
+A logical line alone is not always a module Python can parse: a compound statement's
 header (``with torch.cuda.amp.autocast():``) has its body on other lines, ``elif`` and
 ``except`` need what comes before them, a decorator needs its function. The line is
-wrapped in the least code that makes it parse, and the wrapping is cut off again
-after rendering (libcst renders every untouched byte as it was).
+wrapped in the least code that makes it parse; the tree's positions are then taken
+back to the line.
+
+CPython's own parser (``ast``), not libcst: it is in C and needs no import, where
+libcst's import alone (0.15-0.2 s, mostly its node classes) costs more than porting
+every Python file of a project like YOLOv5. The tree is only read, for what each node
+is and where it is, so every byte the rewrites leave is the original byte.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from dataclasses import dataclass, field
-
-import libcst as cst
 
 from ...analyze import python_findings as pf
 from ...rules.model import Rule
 from .context import RewriteContext
-from .transform import MARK, MARK_RE, StatementRewriter
+from .transform import Misplaced, StatementRewriter
 
 _FIRST_WORD = re.compile(r"[A-Za-z_]+")
 _BODY = "    pass\n"
@@ -36,7 +41,7 @@ class StatementPort:
 
 
 class NotParsed(Exception):
-    """libcst cannot parse the statement (a syntax error, Python 2); carries why."""
+    """The statement does not parse (a syntax error, Python 2); carries why."""
 
 
 def _wrapping(text: str, header: bool) -> tuple[str, str]:
@@ -54,48 +59,56 @@ def port_statement(text: str, ctx: RewriteContext, *, header: bool) -> Statement
     """Rewrite one logical line. ``text`` starts at its first non-blank character and
     ends with its newline; ``header`` says its code ends with a colon (a compound
     statement whose body is on the next lines). Raises NotParsed."""
-    if MARK in text:
-        raise NotParsed("it holds musa-port's marker text")
     before, after = _wrapping(text, header)
-    source = before + text + ("" if text.endswith("\n") else "\n") + after
+    wrapped = before + text + ("" if text.endswith("\n") else "\n") + after
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        raise NotParsed("libcst cannot parse it") from None
-    except Exception as exc:  # the native parser raises others on odd input
-        raise NotParsed(f"libcst: {type(exc).__name__}") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "invalid escape sequence" and such: not ours
+            module = ast.parse(wrapped)  # a str: no coding cookie applies
+    except SyntaxError as exc:
+        raise NotParsed(exc.msg) from None
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, deep nesting
+        raise NotParsed(f"{type(exc).__name__}: {exc}") from None
     if _is_bare_string(module):
         return StatementPort()  # a docstring: prose, never ported
-    rewriter = StatementRewriter(ctx)
-    rendered = module.visit(rewriter).code
+    source = wrapped.encode("utf-8")  # the tree's columns count UTF-8 bytes
+    rewriter = StatementRewriter(ctx, source)
+    try:
+        rewriter.walk(module)
+    except Misplaced:
+        raise NotParsed("a rewritten node was not where it was expected") from None
     result = StatementPort()
     for f in rewriter.findings:
         result.findings.append((_anchor(text, f.text), f))
-    if not rewriter.changes:
-        return result
-    if not (rendered.startswith(before) and rendered.endswith(after)):
-        raise NotParsed("the wrapping did not survive rendering")
-    body = rendered[len(before):len(rendered) - len(after)]
-    growth = 0  # how much longer the markers before this point are than what they replaced
-    for m in MARK_RE.finditer(body):
-        change = rewriter.changes[int(m.group(1))]
-        start = m.start() - (1 if change.marker.startswith("'") else 0)
-        orig = start - growth
-        if text[orig:orig + len(change.old)] != change.old:
-            raise NotParsed("a rewritten node was not where it was expected")
-        if change.new != change.old:
-            result.edits.append((orig, orig + len(change.old), change.new, change.rule))
-        growth += len(change.marker) - len(change.old)
+    base = len(before.encode("utf-8"))
+    raw = text.encode("utf-8")
+    ascii_text = text.isascii()
+    for start, end, new, rule in sorted(rewriter.edits):
+        s, e = _offsets(raw, start - base, end - base, ascii_text)
+        if text[s:e] != new:
+            result.edits.append((s, e, new, rule))
     return result
 
 
-def _is_bare_string(module: cst.Module) -> bool:
+def _offsets(raw: bytes, start: int, end: int, ascii_text: bool) -> tuple[int, int]:
+    """UTF-8 offsets into the statement -> offsets of its characters."""
+    try:
+        if start < 0 or end > len(raw):
+            raise ValueError
+        if ascii_text:
+            return start, end
+        return len(raw[:start].decode("utf-8")), len(raw[:end].decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError too: not at a character's start
+        raise NotParsed("a rewritten node was not where it was expected") from None
+
+
+def _is_bare_string(module: ast.Module) -> bool:
     """A statement that is only a string: a docstring, or a string used as a comment."""
-    if len(module.body) != 1 or not isinstance(module.body[0], cst.SimpleStatementLine):
+    if len(module.body) != 1 or not isinstance(module.body[0], ast.Expr):
         return False
-    small = module.body[0].body
-    return len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(
-        small[0].value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    value = module.body[0].value
+    return isinstance(value, ast.JoinedStr) or (
+        isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)))
 
 
 def _anchor(text: str, word: str) -> int:

@@ -16,20 +16,9 @@ from ...rules.model import Rule
 from ...rules.vocabulary import Vocabulary
 from . import names as n
 
-_PREFIX = re.compile(r"[rRbBuUfFtT]*")
 _DEVICE = re.compile(r"cuda(:(?:\d*|%[dis]|\{[^{}]*\}))?")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _VISIBLE = re.compile(r"(?<![A-Za-z0-9_])CUDA_VISIBLE_DEVICES(?![A-Za-z0-9_])")
-
-
-def split_string(value: str) -> tuple[str, str, str] | None:
-    """A string literal's (prefix, quote, body); None for bytes."""
-    prefix = _PREFIX.match(value).group()  # type: ignore[union-attr]
-    if "b" in prefix.lower():
-        return None
-    rest = value[len(prefix):]
-    quote = rest[:3] if rest[:3] in ('"""', "'''") else rest[:1]
-    return prefix, quote, rest[len(quote):len(rest) - len(quote)]
 
 
 def rewrite_body(body: str, renames: Mapping[str, str],

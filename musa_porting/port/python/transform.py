@@ -1,283 +1,385 @@
-"""The rewrites of one parsed statement, on its libcst tree.
+"""The rewrites of one parsed statement, on CPython's syntax tree of it.
 
-Each rewrite replaces one node (a name, an attribute's name, a string, a dotted
-module) by a *marker*: a unique name like ``__musaport3__``, recorded with the node's
-old text and its new text. The statement is then rendered (libcst gives back every
-byte it did not change) and the markers are found in the render: their positions,
-less the growth of the markers before them, are the positions of the old nodes in
-the source. So each rewrite becomes an edit of the original bytes, with a line and
-a column, without libcst's position metadata (which costs more than the parse).
+The tree says what each piece of code is (an attribute of ``torch``, a call's first
+argument, the module of an import); its positions (line, UTF-8 column) say where it
+is, so each rewrite is an edit of the statement's bytes. A rewrite of a whole node
+replaces the edits made inside it, as a tree transform would. The tree is only
+read: every byte outside the edits stays as it was.
 """
 
 from __future__ import annotations
 
+import ast
 import re
-from dataclasses import dataclass
-
-import libcst as cst
+from collections.abc import Iterator
 
 from ...analyze import python_findings as pf
 from ...rules.model import Rule
 from . import names as n
 from .context import RewriteContext
-from .strings import device_fstring_head, env_name, rewrite_body, split_string, visible_devices
+from .literals import Piece, fstring_parts
+from .literals import pieces as _pieces
+from .strings import device_fstring_head, env_name, rewrite_body, visible_devices
 
-MARK = "__musaport"
-MARK_RE = re.compile(MARK + r"(\d+)__")
 _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "os.environ.setdefault", "environ.setdefault", "os.environ.pop",
                         "environ.pop", "os.putenv", "os.unsetenv"})
 _ENVIRON = frozenset({"os.environ", "environ"})
+_GAP = rb"(?:[ \t\f]|\\\r?\n)*"  # what may stand between tokens of one line
+_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + _GAP + rb"\." + _GAP + rb"[A-Za-z_]\w*)*")
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_FROM = re.compile(rb"from" + _GAP + rb"(?:\." + _GAP + rb")*")  # up to the module's name
+_AS_NAME = re.compile(_GAP + rb"as" + _GAP + rb"([A-Za-z_]\w*)")
+_DEF_NAME = re.compile(rb"(?:async" + _GAP + rb")?(?:def|class)" + _GAP + rb"([A-Za-z_]\w*)")
 
 
-@dataclass(frozen=True)
-class Change:
-    old: str  # the node's source text
-    new: str
-    rule: Rule
-    marker: str  # what stands for the node in the render
+class Misplaced(Exception):
+    """A node's text is not where the tree's positions say (a non-ASCII name that
+    Python normalizes, an odd f-string): the statement cannot be edited safely."""
 
 
-def dotted(node: cst.CSTNode) -> str | None:
+def dotted(node: ast.AST) -> str | None:
     """``torch.cuda.amp`` for that chain of attributes, None for anything else."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
         base = dotted(node.value)
-        return None if base is None else f"{base}.{node.attr.value}"
+        return None if base is None else f"{base}.{node.attr}"
     return None
 
 
-_EMPTY = cst.Module([])
+class StatementRewriter:
+    """Rewrites one statement (see the module docstring): ``edits`` holds (start, end,
+    new text, rule) in offsets of ``src``, ``findings`` what it found."""
 
-
-class StatementRewriter(cst.CSTTransformer):
-    """Rewrites one statement's tree (see the module docstring); ``changes`` and
-    ``findings`` hold what it did and found."""
-
-    def __init__(self, ctx: RewriteContext):
-        super().__init__()
+    def __init__(self, ctx: RewriteContext, src: bytes):
         self.ctx = ctx
-        self.changes: list[Change] = []
+        self.src = src
+        self._lines = [0] + [m.end() for m in re.finditer(rb"\n", src)]
+        self.edits: list[tuple[int, int, str, Rule]] = []
         self.findings: list[pf.PyFinding] = []
-        self._from_module: list[tuple[str | None, int]] = []  # (module, names) of each `from`
         self._tool_calls = 0  # inside subprocess.run(...) and the like
 
-    # -- markers ---------------------------------------------------------------------
+    # -- positions and edits -------------------------------------------------------------
 
-    def _record(self, old: str, new: str, rule: Rule, quoted: bool) -> str:
-        k = len(self.changes)
-        marker = f"'{MARK}{k}__'" if quoted else f"{MARK}{k}__"
-        self.changes.append(Change(old, new, rule, marker))
-        return marker
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return (self._lines[node.lineno - 1] + node.col_offset,  # type: ignore[attr-defined]
+                self._lines[node.end_lineno - 1] + node.end_col_offset)  # type: ignore[attr-defined]
 
-    def _name(self, node: cst.CSTNode, new: str, rule: Rule) -> cst.Name:
-        old = node.value if isinstance(node, cst.Name) else _EMPTY.code_for_node(node)
-        return cst.Name(self._record(old, new, rule, False))
+    def _replace(self, start: int, end: int, new: str, rule: Rule) -> None:
+        """Rewrite ``src[start:end]`` whole: edits inside it are dropped."""
+        self.edits = [e for e in self.edits if not (start <= e[0] and e[1] <= end)]
+        self.edits.append((start, end, new, rule))
 
-    def _string(self, node: cst.SimpleString, new: str, rule: Rule) -> cst.SimpleString:
-        return cst.SimpleString(self._record(node.value, new, rule, True))
+    def _at(self, start: int, name: str) -> int:
+        """The end of ``name`` written at ``start``; Misplaced if it is not there."""
+        written = name.encode("utf-8")
+        end = start + len(written)
+        if self.src[start:end] != written:
+            raise Misplaced(name)
+        return end
 
-    # -- names -------------------------------------------------------------------------
+    def _pieces(self, node: ast.AST) -> list[Piece]:
+        try:
+            return _pieces(self.src, *self.span(node))
+        except ValueError:
+            raise Misplaced("a string literal") from None
 
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        rule = n.EXTENSION_NAMES.get(original.value) if self.ctx.cpp_extension else None
-        if rule is not None:
-            return self._name(original, rule.value, rule)  # type: ignore[arg-type]
-        return updated
-
-    def leave_Attribute(self, original: cst.Attribute,
-                        updated: cst.Attribute) -> cst.BaseExpression:
-        attr = original.attr.value
-        base = dotted(original.value)
-        if base == "torch" and attr == "cuda":
-            return updated.with_changes(attr=self._name(original.attr, "musa", n.TORCH_CUDA))
-        if base == "torch.cuda" and attr not in self.ctx.torch_musa_names:
-            self.findings.append(pf.unknown_torch_name(attr))
-        if base == "torch.backends" and attr == "cudnn":
-            return updated.with_changes(attr=self._name(original.attr, "mudnn", n.CUDNN))
-        if base == "torch.utils" and attr == "cpp_extension":
-            return self._name(original, n.CPP_EXTENSION.value, n.CPP_EXTENSION)  # type: ignore[arg-type]
-        if attr == "is_cuda":
-            return updated.with_changes(attr=self._name(original.attr, "is_musa", n.IS_CUDA))
-        new = self.ctx.renames.get(attr)
-        if new is not None:
-            return updated.with_changes(attr=self._name(original.attr, new,
-                                                        n.rename_rule(attr, new)))
-        if base == "numba" and attr == "cuda":
-            self._find(pf.imported("numba.cuda"))
-        return updated
-
-    # -- imports -----------------------------------------------------------------------
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            name = dotted(alias.name)
-            if name is not None:
-                self._find(pf.imported(name))
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = dotted(node.module) if node.module is not None and not node.relative else None
-        count = len(node.names) if isinstance(node.names, (list, tuple)) else 0
-        self._from_module.append((module, count))
-        if module is not None:
-            self._find(pf.imported(module))
-            if isinstance(node.names, (list, tuple)):
-                for alias in node.names:
-                    name = dotted(alias.name)
-                    if name is not None:
-                        self._find(pf.imported(f"{module}.{name}"))
-
-    def leave_ImportFrom(self, original: cst.ImportFrom,
-                         updated: cst.ImportFrom) -> cst.ImportFrom:
-        module, count = self._from_module.pop()
-        if module == "torch.utils" and count == 1 and _alias_names(original) == ["cpp_extension"]:
-            return updated.with_changes(module=self._name(original.module, "torch_musa.utils",
-                                                          n.CPP_EXTENSION))  # type: ignore[arg-type]
-        return updated
-
-    def leave_ImportAlias(self, original: cst.ImportAlias,
-                          updated: cst.ImportAlias) -> cst.ImportAlias:
-        if not self._from_module:
-            return updated
-        module, count = self._from_module[-1]
-        name = dotted(original.name)
-        if name is None or module is None:
-            return updated
-        keep = "" if original.asname is not None else f" as {name}"
-        if module == "torch" and name == "cuda":
-            return updated.with_changes(name=self._name(original.name, "musa" + keep, n.TORCH_CUDA))
-        if module == "torch.backends" and name == "cudnn":
-            return updated.with_changes(name=self._name(original.name, "mudnn" + keep, n.CUDNN))
-        if module == "torch.utils" and name == "cpp_extension" and count == 1:
-            return updated.with_changes(name=self._name(original.name, "musa_extension" + keep,
-                                                        n.CPP_EXTENSION))
-        if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
-            self.findings.append(pf.unknown_torch_name(name))
-        new = self.ctx.renames.get(name)
-        if new is not None:
-            return updated.with_changes(name=self._name(original.name, new + keep,
-                                                        n.rename_rule(name, new)))
-        return updated
-
-    # -- calls -------------------------------------------------------------------------
-
-    def visit_Call(self, node: cst.Call) -> None:
-        fname = dotted(node.func)
-        if fname in pf.TOOL_CALLS:
-            self._tool_calls += 1
-            self._find(pf.tool_call(fname, _strings_in(node.args)))  # type: ignore[arg-type]
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        fname = dotted(original.func)
-        if fname in pf.TOOL_CALLS:
-            self._tool_calls -= 1
-        func = original.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "cuda" \
-                and dotted(func.value) != "torch" and isinstance(updated.func, cst.Attribute):
-            updated = updated.with_changes(func=updated.func.with_changes(
-                attr=self._name(func.attr, "musa", n.CUDA_CALL)))
-        if fname in _ENV_CALLS and updated.args:
-            first = updated.args[0]
-            new = self._env_string(first.value)
-            if new is not None:
-                updated = updated.with_changes(args=[first.with_changes(value=new),
-                                                     *updated.args[1:]])
-        return updated
-
-    def visit_Decorator(self, node: cst.Decorator) -> None:
-        expr = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
-        name = dotted(expr)
-        if name is not None:
-            self._find(pf.decorator(name))
-
-    # -- environment variables -----------------------------------------------------------
-
-    def leave_Subscript(self, original: cst.Subscript,
-                        updated: cst.Subscript) -> cst.BaseExpression:
-        if dotted(original.value) in _ENVIRON and len(updated.slice) == 1 \
-                and isinstance(updated.slice[0].slice, cst.Index):
-            index = updated.slice[0].slice
-            new = self._env_string(index.value)
-            if new is not None:
-                return updated.with_changes(slice=[updated.slice[0].with_changes(
-                    slice=index.with_changes(value=new))])
-        return updated
-
-    def leave_Comparison(self, original: cst.Comparison,
-                         updated: cst.Comparison) -> cst.BaseExpression:
-        if any(isinstance(c.operator, (cst.In, cst.NotIn)) and dotted(c.comparator) in _ENVIRON
-               for c in original.comparisons):
-            new = self._env_string(updated.left)
-            if new is not None:
-                return updated.with_changes(left=new)
-        return updated
-
-    def _env_string(self, node: cst.CSTNode) -> cst.SimpleString | None:
-        """The string ``node`` as an environment variable's name, renamed; or None."""
-        if not isinstance(node, cst.SimpleString) or MARK in node.value:
-            return None
-        parts = split_string(node.value)
-        hit = env_name(parts[2], self.ctx.vocabulary) if parts is not None else None
-        if hit is None:
-            return None
-        return self._string(node, parts[0] + parts[1] + hit[0] + parts[1], hit[1])  # type: ignore[index]
-
-    # -- strings -----------------------------------------------------------------------
-
-    def leave_SimpleString(self, original: cst.SimpleString,
-                           updated: cst.SimpleString) -> cst.BaseExpression:
-        parts = split_string(original.value)
-        if parts is None:
-            return updated
-        prefix, quote, body = parts
-        hit = rewrite_body(body, self.ctx.renames, self.ctx.map_path, self._tool_calls > 0)
-        if hit is None:
-            return updated
-        return self._string(original, prefix + quote + hit[0] + quote, hit[1])
-
-    def leave_FormattedString(self, original: cst.FormattedString,
-                              updated: cst.FormattedString) -> cst.BaseExpression:
-        # f"cuda:{rank}": a device string built at run time.
-        parts = list(updated.parts)
-        first = original.parts[0] if original.parts else None
-        if isinstance(first, cst.FormattedStringText) and device_fstring_head(first.value) \
-                and len(parts) > 1 and isinstance(parts[1], cst.FormattedStringExpression):
-            parts[0] = cst.FormattedStringText(self._record(first.value, "musa:", n.DEVICE, False))
-            return updated.with_changes(parts=parts)
-        return updated
-
-    def leave_FormattedStringText(self, original: cst.FormattedStringText,
-                                  updated: cst.FormattedStringText) -> cst.FormattedStringText:
-        new = visible_devices(original.value)
-        if new is not None:
-            return cst.FormattedStringText(self._record(original.value, new,
-                                                        n.VISIBLE_DEVICES, False))
-        return updated
+    def _edited(self, start: int, end: int) -> bool:
+        return any(start <= e[0] and e[1] <= end for e in self.edits)
 
     def _find(self, finding: pf.PyFinding | None) -> None:
         if finding is not None and finding not in self.findings:
             self.findings.append(finding)
 
+    # -- the walk ------------------------------------------------------------------------
 
-def _alias_names(node: cst.ImportFrom) -> list[str | None]:
-    if not isinstance(node.names, (list, tuple)):
-        return []
-    return [dotted(a.name) for a in node.names]
-
-
-def _strings_in(node) -> list[str]:
-    """The text of every string literal under ``node`` (a call's arguments)."""
-    out: list[str] = []
-    stack = list(node) if isinstance(node, (list, tuple)) else [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, cst.SimpleString):
-            parts = split_string(x.value)
-            if parts is not None:
-                out.append(parts[2])
-        elif isinstance(x, cst.FormattedStringText):
-            out.append(x.value)
+    def walk(self, node: ast.AST) -> None:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
         else:
-            stack.extend(x.children)
-    return out
+            self._children(node)
+
+    def _children(self, node: ast.AST, skip: tuple[str, ...] = ()) -> None:
+        for field in node._fields:
+            if field in skip:
+                continue
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                self.walk(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.walk(item)
+
+    # -- names ---------------------------------------------------------------------------
+
+    def _ident(self, start: int, name: str) -> None:
+        """Any name in code: ``CUDAExtension``, ``CUDA_HOME`` in a file that uses
+        torch's cpp_extension."""
+        rule = n.EXTENSION_NAMES.get(name) if self.ctx.cpp_extension else None
+        if rule is not None:
+            self._replace(start, self._at(start, name), rule.value, rule)  # type: ignore[arg-type]
+
+    def _Name(self, node: ast.Name) -> None:
+        self._ident(self.span(node)[0], node.id)
+
+    def _arg(self, node: ast.arg) -> None:
+        self._ident(self.span(node)[0], node.arg)
+        self._children(node)
+
+    def _keyword(self, node: ast.keyword) -> None:
+        if node.arg is not None:
+            self._ident(self.span(node)[0], node.arg)
+        self.walk(node.value)
+
+    def _Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        start, end = self.span(node)
+        for m in list(_WORD.finditer(self.src, start, end))[1:]:  # the keyword first
+            self._ident(m.start(), m.group().decode())
+
+    _Nonlocal = _Global
+
+    def _Attribute(self, node: ast.Attribute) -> None:
+        self.walk(node.value)
+        start, end = self.span(node)
+        attr_start = end - len(node.attr.encode("utf-8"))
+        self._at(attr_start, node.attr)
+        self._ident(attr_start, node.attr)
+        self._attribute(dotted(node.value), node.attr, start, attr_start, end)
+
+    def _attribute(self, base: str | None, attr: str, start: int, attr_start: int,
+                   end: int) -> None:
+        """The rules for ``base.attr`` (a node, or part of an import's dotted name)."""
+        if base == "torch" and attr == "cuda":
+            self._replace(attr_start, end, "musa", n.TORCH_CUDA)
+            return
+        if base == "torch.cuda" and attr not in self.ctx.torch_musa_names:
+            self.findings.append(pf.unknown_torch_name(attr))
+        if base == "torch.backends" and attr == "cudnn":
+            self._replace(attr_start, end, "mudnn", n.CUDNN)
+        elif base == "torch.utils" and attr == "cpp_extension":
+            self._replace(start, end, n.CPP_EXTENSION.value, n.CPP_EXTENSION)  # type: ignore[arg-type]
+        elif attr == "is_cuda":
+            self._replace(attr_start, end, "is_musa", n.IS_CUDA)
+        elif attr in self.ctx.renames:
+            new = self.ctx.renames[attr]
+            self._replace(attr_start, end, new, n.rename_rule(attr, new))
+        elif base == "numba" and attr == "cuda":
+            self._find(pf.imported("numba.cuda"))
+
+    def _chain(self, start: int, name: str) -> int:
+        """An import's dotted ``name`` written at ``start``, through the rules for names
+        and attributes, part by part; returns its end."""
+        m = _DOTTED.match(self.src, start)
+        if m is None or re.sub(rb"\s|\\", b"", m.group()) != name.encode("utf-8"):
+            raise Misplaced(name)
+        parts = list(_WORD.finditer(self.src, start, m.end()))
+        for i, part in enumerate(parts):
+            word = part.group().decode()
+            self._ident(part.start(), word)
+            if i:
+                base = ".".join(p.group().decode() for p in parts[:i])
+                self._attribute(base, word, start, part.start(), part.end())
+        return m.end()
+
+    # -- imports -------------------------------------------------------------------------
+
+    def _Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._find(pf.imported(alias.name))
+        for alias in node.names:
+            self._alias_names(alias)
+
+    def _alias_names(self, alias: ast.alias) -> int:
+        """The names of ``a.b as c``; returns the end of ``a.b``."""
+        start, end = self.span(alias)
+        name_end = self._chain(start, alias.name)
+        if alias.asname is not None:
+            m = _AS_NAME.match(self.src, name_end, end)
+            if m is None:
+                raise Misplaced(alias.asname)
+            self._ident(m.start(1), alias.asname)
+        return name_end
+
+    def _ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module if not node.level else None
+        star = len(node.names) == 1 and node.names[0].name == "*"
+        count = 0 if star else len(node.names)
+        if module is not None:
+            self._find(pf.imported(module))
+            if not star:
+                for alias in node.names:
+                    self._find(pf.imported(f"{module}.{alias.name}"))
+        module_span = None
+        if node.module is not None:
+            at = _FROM.match(self.src, self.span(node)[0]).end()  # type: ignore[union-attr]
+            module_span = (at, self._chain(at, node.module))
+        if not star:
+            for alias in node.names:
+                self._from_alias(alias, module, count)
+        if module == "torch.utils" and count == 1 and node.names[0].name == "cpp_extension":
+            self._replace(*module_span, "torch_musa.utils", n.CPP_EXTENSION)  # type: ignore[misc]
+
+    def _from_alias(self, alias: ast.alias, module: str | None, count: int) -> None:
+        start = self.span(alias)[0]
+        end = self._alias_names(alias)
+        name = alias.name
+        if module is None:
+            return
+        keep = "" if alias.asname is not None else f" as {name}"
+        new = None
+        if module == "torch" and name == "cuda":
+            new, rule = "musa", n.TORCH_CUDA
+        elif module == "torch.backends" and name == "cudnn":
+            new, rule = "mudnn", n.CUDNN
+        elif module == "torch.utils" and name == "cpp_extension" and count == 1:
+            new, rule = "musa_extension", n.CPP_EXTENSION
+        else:
+            if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
+                self.findings.append(pf.unknown_torch_name(name))
+            if name in self.ctx.renames:
+                new = self.ctx.renames[name]
+                rule = n.rename_rule(name, new)
+        if new is not None:
+            self._replace(start, end, new + keep, rule)
+
+    # -- definitions and calls -------------------------------------------------------------
+
+    def _FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        for d in node.decorator_list:
+            name = dotted(d.func if isinstance(d, ast.Call) else d)
+            if name is not None:
+                self._find(pf.decorator(name))
+            self.walk(d)
+        m = _DEF_NAME.match(self.src, self.span(node)[0])
+        if m is None:
+            raise Misplaced(node.name)
+        self._ident(m.start(1), node.name)
+        self._children(node, skip=("decorator_list",))
+
+    _AsyncFunctionDef = _ClassDef = _FunctionDef
+
+    def _Call(self, node: ast.Call) -> None:
+        fname = dotted(node.func)
+        tool = fname in pf.TOOL_CALLS
+        args = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
+        if tool:
+            self._tool_calls += 1
+            self._find(pf.tool_call(fname, list(self._strings_in(args))))  # type: ignore[arg-type]
+        self.walk(node.func)
+        for a in args:
+            self.walk(a)
+        if tool:
+            self._tool_calls -= 1
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "cuda" and dotted(func.value) != "torch":
+            end = self.span(func)[1]
+            self._replace(end - 4, self._at(end - 4, "cuda"), "musa", n.CUDA_CALL)
+        if fname in _ENV_CALLS and args:
+            first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
+            self._env_string(first)
+
+    # -- environment variables -------------------------------------------------------------
+
+    def _Subscript(self, node: ast.Subscript) -> None:
+        self._children(node)
+        if dotted(node.value) in _ENVIRON and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self._env_string(node.slice)
+
+    def _Compare(self, node: ast.Compare) -> None:
+        self._children(node)
+        if any(isinstance(op, (ast.In, ast.NotIn)) and dotted(c) in _ENVIRON
+               for op, c in zip(node.ops, node.comparators)):
+            self._env_string(node.left)
+
+    def _env_string(self, node: ast.AST) -> None:
+        """The one-piece string ``node`` as an environment variable's name, renamed."""
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            return
+        start, end = self.span(node)
+        found = self._pieces(node)
+        if len(found) != 1 or found[0].is_fstring or self._edited(start, end):
+            return
+        p = found[0]
+        hit = env_name(self._text(p.body_start, p.body_end), self.ctx.vocabulary)
+        if hit is not None:
+            self._piece(p, hit[0], hit[1])
+
+    # -- strings ---------------------------------------------------------------------------
+
+    def _text(self, start: int, end: int) -> str:
+        return self.src[start:end].decode("utf-8")
+
+    def _piece(self, p: Piece, body: str, rule: Rule) -> None:
+        quote = self._text(p.start + len(p.prefix), p.body_start)
+        self._replace(p.start, p.end, p.prefix.decode() + quote + body + quote, rule)
+
+    def _Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            self._literal(node)
+
+    def _JoinedStr(self, node: ast.JoinedStr) -> None:
+        # The fields' code is walked on its own nodes; the text parts (whose positions
+        # before 3.12 are the whole literal's) are read off the source in _literal.
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                self._field(v)
+        self._literal(node)
+
+    def _field(self, v: ast.FormattedValue) -> None:
+        self.walk(v.value)
+        if isinstance(v.format_spec, ast.JoinedStr):
+            for w in v.format_spec.values:
+                if isinstance(w, ast.FormattedValue):
+                    self._field(w)
+
+    def _literal(self, node: ast.AST) -> None:
+        for p in self._pieces(node):
+            if p.is_bytes:
+                continue
+            if p.is_fstring:
+                self._fstring(p)
+                continue
+            hit = rewrite_body(self._text(p.body_start, p.body_end), self.ctx.renames,
+                               self.ctx.map_path, self._tool_calls > 0)
+            if hit is not None:
+                self._piece(p, hit[0], hit[1])
+
+    def _fstring(self, p: Piece) -> None:
+        parts = fstring_parts(self.src, p.body_start, p.body_end)
+        for is_field, s, e in parts:
+            if not is_field:
+                new = visible_devices(self._text(s, e))
+                if new is not None:
+                    self._replace(s, e, new, n.VISIBLE_DEVICES)
+        if len(parts) > 1 and not parts[0][0] and parts[1][0] \
+                and device_fstring_head(self._text(parts[0][1], parts[0][2])):
+            self._replace(parts[0][1], parts[0][2], "musa:", n.DEVICE)
+
+    def _strings_in(self, nodes: list) -> Iterator[str]:
+        """The text of every string literal under ``nodes`` (a call's arguments)."""
+        stack = list(reversed(nodes))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Constant):
+                if isinstance(node.value, str):
+                    yield from self._texts(node)
+            elif isinstance(node, ast.JoinedStr):
+                yield from self._texts(node)
+                stack.extend(reversed([v.value for v in node.values
+                                       if isinstance(v, ast.FormattedValue)]))
+            else:
+                stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def _texts(self, node: ast.AST) -> Iterator[str]:
+        for p in self._pieces(node):
+            if p.is_bytes:
+                continue
+            if p.is_fstring:
+                for is_field, s, e in fstring_parts(self.src, p.body_start, p.body_end):
+                    if not is_field:
+                        yield self._text(s, e)
+            else:
+                yield self._text(p.body_start, p.body_end)
