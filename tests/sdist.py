@@ -15,6 +15,10 @@ import tarfile
 import urllib.request
 from pathlib import Path
 
+# The manual's Python example: the yolov5 wheel carries the scripts.
+YOLOV5_WHEEL = ("yolov5", "yolov5-7.0.14-py37.py38.py39.py310-none-any.whl",
+                "67d0e3f7cb055cc7ff0c9d66fc993577f7394ca83a16ab097c0343ee4db3ca4b")
+
 
 def cache_dir() -> Path:
     d = Path(os.environ.get("MUSA_PORT_TEST_CACHE", Path.home() / ".cache" / "musa-port-tests"))

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from conftest import snapshot
+from sdist import YOLOV5_WHEEL as WHEEL
 from sdist import fetch_pinned
 
 pytestmark = pytest.mark.slow
 
-WHEEL = ("yolov5", "yolov5-7.0.14-py37.py38.py39.py310-none-any.whl",
-         "67d0e3f7cb055cc7ff0c9d66fc993577f7394ca83a16ab097c0343ee4db3ca4b")
 DEVICE = re.compile(r"cuda(:\d*)?")
 
 
