@@ -324,6 +324,77 @@ def test_never_crashes_and_touches_nothing_without_a_candidate(text):
         assert p.data == text.encode()
 
 
+_SEP = st.sampled_from(["", " ", "\\\n    "])  # between tokens: nothing, a blank, a continuation
+_STATEMENTS = [
+    "x = torch{0}.{1}cuda{0}.{1}is_available()",
+    "y = m{0}.{1}cuda(non_blocking=True)",
+    "d = torch.device('cuda:0', {0}index=0)",
+    "s = f'cuda:{{r}}' {0}'cuda'",
+    "t = f\"{{torch.cuda.device_count()}} {{d['cuda']}}\"",
+    "os.environ[{0}'CUDA_VISIBLE_DEVICES'] = '0'",
+    "from torch{0}.{1}cuda import amp",
+    "import torch.cuda.amp as amp, cupy",
+    "from torch.utils.cpp_extension import (CUDAExtension,{1}CUDA_HOME)",
+    "if t.is_cuda:  # cuda\n    pass",
+    "with torch.cuda.amp.autocast():\n    pass",
+    "@triton.jit\ndef k(x):\n    return x.cuda()",
+    "z = ('cuda'  # c\n     'x' f'{{y.cuda()}}')",
+    "v = os.getenv(key='FORCE_CUDA') or 'größe cuda'",
+    "s = \"\"\"\ncuda {{x}}\n\"\"\"",
+    "subprocess.run(['nvcc', '-V'],{0}env={{'NCCL': 'nccl'}})",
+    "e = torch.device(\"\"\"cuda\"\"\"){0}.type",
+]
+
+
+def _as_cuda(tree):
+    """``tree`` with the MUSA names spelled as CUDA ones and ``import torch_musa`` left
+    out: the tree of a port, so read, is the tree of its source."""
+    import ast
+
+    words = [("torch_musa.utils.musa_extension", "torch.utils.cpp_extension"),
+             ("musa", "cuda"), ("MUSA", "CUDA"), ("mccl", "nccl")]
+
+    def spell(v: str) -> str:
+        for a, b in words:
+            v = v.replace(a, b)
+        return v
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module):
+            node.body = [x for x in node.body if not (
+                isinstance(x, ast.Import) and x.names[0].name == "torch_musa")]
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, str):
+                setattr(node, field, spell(value))
+    return ast.dump(tree)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_STATEMENTS), _SEP, _SEP), min_size=1, max_size=6),
+       st.booleans())
+def test_a_file_that_parses_still_parses_and_a_second_port_is_a_no_op(parts, py2):
+    """Statements in many shapes (continuations, f-strings, joined strings, non-ASCII):
+    the port of a file that parses parses to the same tree but for the names it renamed,
+    and porting it again changes nothing."""
+    import ast
+
+    lines = [t.format(a, b) for t, a, b in parts]
+    if py2:
+        lines.insert(len(lines) // 2, "print 'hello', torch.cuda.current_device()")
+    src = "import torch\n" + "\n".join(lines) + "\n"
+    once = port_python(src.encode(), RULES, launch=True).data
+    if not py2:  # only names changed: the port's tree is the source's, renames undone
+        assert _as_cuda(ast.parse(once)) == _as_cuda(ast.parse(src))
+    undone = once.decode().replace("import torch_musa\n", "", 1)
+    for new, old in [("torch_musa.utils.musa_extension", "torch.utils.cpp_extension"),
+                     ("musa", "cuda"), ("MUSA", "CUDA"), ("mccl", "nccl")]:
+        undone = undone.replace(new, old)
+    assert undone == src  # and every other byte is the source's
+    if py2:
+        assert b"torch.musa.current_device()" in once
+    assert port_python(once, RULES, launch=True).data == once
+
+
 # -- the Python kind in a tree port ----------------------------------------------------------
 
 def _port_app(tmp_path: Path, *args) -> tuple[Path, dict]:
