@@ -217,6 +217,14 @@ def test_a_statement_that_does_not_parse_is_ported_by_text_rules_with_a_finding(
     assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", 2)]
 
 
+@pytest.mark.parametrize("terms", [600, 5000])
+def test_a_deeply_nested_statement_is_ported_by_text_rules_not_a_crash(terms):
+    src = "import torch\nx = " + " + ".join(["1"] * terms) + " + torch.cuda.device_count()\n"
+    p = port_python(src.encode(), RULES)
+    assert p.data.decode() == src.replace("torch.cuda", "torch.musa")
+    assert [d.id for d in p.diagnostics] == ["MP4007"]
+
+
 @pytest.mark.parametrize("src, line, why", [
     ('import torch\nprint "hi"\nx = torch.cuda.device_count()\n', 2, "print"),  # Python 2
     ('import torch\ny = torch.cuda.device_count()\ns = """never closed\nz = 1\n', 3, "unterminated"),
@@ -229,6 +237,17 @@ def test_a_file_that_does_not_parse_whole_gets_one_finding_at_its_error(src, lin
     assert b"torch.musa.device_count()" in p.data
     assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", line)]
     assert why in p.diagnostics[0].message and "does not parse" in p.diagnostics[0].message
+
+
+def test_a_file_too_deeply_nested_for_python_gets_a_finding_not_a_crash():
+    """CPython cannot compile a 5,000-term sum (it recurses per term): the file gets the
+    file finding, and the statement that needed porting is still ported."""
+    src = ("import torch\nx = " + " + ".join(["1"] * 5000) + "\n"
+           "y = torch.cuda.device_count()\n")
+    p = port_python(src.encode(), RULES)
+    assert p.data.decode() == src.replace("torch.cuda", "torch.musa")
+    assert [d.id for d in p.diagnostics] == ["MP4007"]
+    assert "nested too deeply" in p.diagnostics[0].message
 
 
 def test_a_file_that_parses_or_has_nothing_to_port_gets_no_parse_finding():

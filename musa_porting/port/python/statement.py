@@ -77,6 +77,8 @@ def port_statement(text: str, ctx: RewriteContext, *, header: bool) -> Statement
         rewriter.walk(module)
     except Misplaced:
         raise NotParsed("a rewritten node was not where it was expected") from None
+    except RecursionError:  # a tree deeper than the walk may recurse
+        raise NotParsed("it is nested too deeply") from None
     result = StatementPort()
     for f in rewriter.findings:
         result.findings.append((_anchor(text, f.text), f))
