@@ -217,6 +217,24 @@ def test_a_statement_that_does_not_parse_is_ported_by_text_rules_with_a_finding(
     assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", 2)]
 
 
+@pytest.mark.parametrize("src", [
+    b"import torch\rx = 1\ry = torch.device('cuda')\rz = m.cuda()\r",  # old Mac line ends
+    b"x = (1,\r  torch.cuda.device_count(),\r\n  'cuda')\n",
+])
+def test_every_line_end_python_knows_places_the_edits(src):
+    p = port_python(src, RULES)
+    assert p.data == src.replace(b"cuda", b"musa")
+    assert p.diagnostics == []
+
+
+def test_text_rules_port_quoted_devices_and_backends():
+    src = ('print "on", torch.device("cuda"), torch.device(\'cuda\'), "cuda:0", "nccl", '
+           '"cudart"\n')
+    p = port_python(src.encode(), RULES)
+    assert p.data.decode() == ('print "on", torch.device("musa"), torch.device(\'musa\'), '
+                               '"musa:0", "mccl", "cudart"\n')
+
+
 @pytest.mark.parametrize("terms", [600, 5000])
 def test_a_deeply_nested_statement_is_ported_by_text_rules_not_a_crash(terms):
     src = "import torch\nx = " + " + ".join(["1"] * terms) + " + torch.cuda.device_count()\n"

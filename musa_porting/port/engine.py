@@ -97,8 +97,11 @@ class Matcher:
     a trie regex. Compiling a trie of every key would cost seconds per run.
     """
 
-    def __init__(self, rules: Mapping[str, object]):
+    def __init__(self, rules: Mapping[str, object], *, include_targets: bool = True):
+        """``include_targets=False``: a key like ``"cuda"`` is text to match anywhere,
+        not the target of an ``#include`` (Python's text rules)."""
         self.rules = dict(rules)
+        self._include_targets = include_targets
         self._words: dict[bytes, tuple[str, bytes, object]] = {}
         self._others: dict[bytes, tuple[str, bytes, object]] = {}
         # Keys that are a delimited header name ("<cuda.h>", "\"cuda.h\""): they only
@@ -122,7 +125,7 @@ class Matcher:
             item = (key, value.encode("utf-8"), rule)
             if WORD_KEY.fullmatch(kb):
                 self._words[kb] = item
-            elif HEADER_KEY.fullmatch(kb):
+            elif self._include_targets and HEADER_KEY.fullmatch(kb):
                 self.headers[kb] = item
             else:
                 self._others[kb] = item
@@ -153,6 +156,7 @@ class Matcher:
             return self
         m = Matcher.__new__(Matcher)
         m.rules = {**self.rules, **new}
+        m._include_targets = self._include_targets
         m.families = self.families | frozenset(getattr(r, "family", None) for r in new.values())
         m._words, m._others, m.headers = dict(self._words), dict(self._others), dict(self.headers)
         m._classify(new)

@@ -41,4 +41,4 @@ def fallback_matcher(renames: Mapping[str, str]) -> Matcher:
 def _matcher(renames: tuple[tuple[str, str], ...]) -> Matcher:
     rules = {k: Rule(k, v, n.FAMILY, note="text rule") for k, v in _TEXT_RULES.items()}
     rules.update((k, n.rename_rule(k, v)) for k, v in renames)
-    return Matcher(rules)
+    return Matcher(rules, include_targets=False)  # '"cuda"' is a device here, not a header

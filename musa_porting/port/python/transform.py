@@ -25,9 +25,10 @@ _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "os.environ.setdefault", "environ.setdefault", "os.environ.pop",
                         "environ.pop", "os.putenv", "os.unsetenv"})
 _ENVIRON = frozenset({"os.environ", "environ"})
-_GAP = rb"(?:[ \t\f]|\\\r?\n)*"  # what may stand between tokens of one line
+_GAP = rb"(?:[ \t\f]|\\(?:\r\n?|\n))*"  # what may stand between tokens of one line
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + _GAP + rb"\." + _GAP + rb"[A-Za-z_]\w*)*")
 _WORD = re.compile(rb"[A-Za-z_]\w*")
+_NEWLINE = re.compile(rb"\r\n?|\n")
 _FROM = re.compile(rb"from" + _GAP + rb"(?:\." + _GAP + rb")*")  # up to the module's name
 _AS_NAME = re.compile(_GAP + rb"as" + _GAP + rb"([A-Za-z_]\w*)")
 _DEF_NAME = re.compile(rb"(?:async" + _GAP + rb")?(?:def|class)" + _GAP + rb"([A-Za-z_]\w*)")
@@ -55,7 +56,8 @@ class StatementRewriter:
     def __init__(self, ctx: RewriteContext, src: bytes):
         self.ctx = ctx
         self.src = src
-        self._lines = [0] + [m.end() for m in re.finditer(rb"\n", src)]
+        # Where the tree's lines start: Python ends a line at \r\n, \n and a lone \r.
+        self._lines = [0] + [m.end() for m in _NEWLINE.finditer(src)]
         self.edits: list[tuple[int, int, str, Rule]] = []
         self.findings: list[pf.PyFinding] = []
         self._tool_calls = 0  # inside subprocess.run(...) and the like
