@@ -268,6 +268,34 @@ def test_a_file_too_deeply_nested_for_python_gets_a_finding_not_a_crash():
     assert "nested too deeply" in p.diagnostics[0].message
 
 
+@pytest.mark.parametrize("broken", [
+    'exec "x = 1"', "y = `x`", "ok = a <> b", "try:\n    pass\nexcept ValueError, e:\n    pass",
+    'raise ValueError, "m"', "mode = 0777", 's = ur"x"', "f = (1,\n     2",
+    "x = b'caf\xe9'",
+])
+def test_each_sign_of_python_2_or_breakage_leads_to_the_files_finding(broken):
+    src = "import torch\ny = torch.cuda.device_count()\n" + broken + "\n"
+    p = port_python(src.encode("latin-1"), RULES)
+    assert b"torch.musa.device_count()" in p.data
+    assert [d.id for d in p.diagnostics] == ["MP4007"], p.diagnostics
+    assert p.diagnostics[0].line >= 3
+
+
+def test_a_file_without_a_sign_of_breakage_is_not_parsed_whole(monkeypatch):
+    """Parsing a whole file costs more than porting it: valid-looking files skip it, and
+    a sign that proves false (``print [x]`` indexes a name in Python 3) gives no finding."""
+    import _symtable
+
+    calls = []
+    real = _symtable.symtable
+    monkeypatch.setattr(_symtable, "symtable", lambda *a: calls.append(1) or real(*a))
+    clean = (APP / "train.py").read_bytes()
+    assert "MP4007" not in [d.id for d in port_python(clean, RULES).diagnostics]
+    assert calls == []
+    assert port_python(b"import torch\nx = torch.cuda.is_available()\nprint [x]\n",
+                       RULES).diagnostics == [] and calls == [1]
+
+
 def test_a_file_that_parses_or_has_nothing_to_port_gets_no_parse_finding():
     assert port_python(b"import torch\nx = torch.cuda.device_count()\n", RULES).diagnostics == []
     assert port_python(b'print "nothing to port"\n', RULES).diagnostics == []

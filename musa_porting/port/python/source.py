@@ -27,6 +27,7 @@ from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, lex, source_encoding
 from .names import LAUNCH, torch_musa_names
 from .paths import PathMap
+from .suspect import may_not_parse
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
@@ -168,7 +169,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
             fixed.append((spot[0], spot[0], spot[1], LAUNCH))
     for start, end in statements:
         _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found)
-    if not any(f.id == "MP4007" for _, f in found):
+    if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
         broken = _syntax_error(data)
         if broken is not None:
             found.append((broken[0], pf.file_not_parsed(broken[1])))
