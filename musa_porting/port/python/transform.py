@@ -97,7 +97,9 @@ class StatementRewriter:
     # -- the walk ------------------------------------------------------------------------
 
     def walk(self, node: ast.AST) -> None:
-        method = getattr(self, "_" + type(node).__name__, None)
+        """``visit_X`` for a node of type X (as ``ast.NodeVisitor`` names them), else
+        its children. A hook walks the children it needs, in the order it needs."""
+        method = getattr(self, "visit_" + type(node).__name__, None)
         if method is not None:
             method(node)
         else:
@@ -124,26 +126,26 @@ class StatementRewriter:
         if rule is not None:
             self._replace(start, self._at(start, name), rule.value, rule)  # type: ignore[arg-type]
 
-    def _Name(self, node: ast.Name) -> None:
+    def visit_Name(self, node: ast.Name) -> None:
         self._ident(self.span(node)[0], node.id)
 
-    def _arg(self, node: ast.arg) -> None:
+    def visit_arg(self, node: ast.arg) -> None:
         self._ident(self.span(node)[0], node.arg)
         self._children(node)
 
-    def _keyword(self, node: ast.keyword) -> None:
+    def visit_keyword(self, node: ast.keyword) -> None:
         if node.arg is not None:
             self._ident(self.span(node)[0], node.arg)
         self.walk(node.value)
 
-    def _Global(self, node: ast.Global | ast.Nonlocal) -> None:
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         start, end = self.span(node)
         for m in list(_WORD.finditer(self.src, start, end))[1:]:  # the keyword first
             self._ident(m.start(), m.group().decode())
 
-    _Nonlocal = _Global
+    visit_Nonlocal = visit_Global
 
-    def _Attribute(self, node: ast.Attribute) -> None:
+    def visit_Attribute(self, node: ast.Attribute) -> None:
         self.walk(node.value)
         start, end = self.span(node)
         attr_start = end - len(node.attr.encode("utf-8"))
@@ -188,7 +190,7 @@ class StatementRewriter:
 
     # -- imports -------------------------------------------------------------------------
 
-    def _Import(self, node: ast.Import) -> None:
+    def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self._find(pf.imported(alias.name))
         for alias in node.names:
@@ -205,7 +207,7 @@ class StatementRewriter:
             self._ident(m.start(1), alias.asname)
         return name_end
 
-    def _ImportFrom(self, node: ast.ImportFrom) -> None:
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module if not node.level else None
         star = len(node.names) == 1 and node.names[0].name == "*"
         count = 0 if star else len(node.names)
@@ -249,7 +251,7 @@ class StatementRewriter:
 
     # -- definitions and calls -------------------------------------------------------------
 
-    def _FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         for d in node.decorator_list:
             name = dotted(d.func if isinstance(d, ast.Call) else d)
             if name is not None:
@@ -261,9 +263,9 @@ class StatementRewriter:
         self._ident(m.start(1), node.name)
         self._children(node, skip=("decorator_list",))
 
-    _AsyncFunctionDef = _ClassDef = _FunctionDef
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
-    def _Call(self, node: ast.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         fname = dotted(node.func)
         tool = fname in pf.TOOL_CALLS
         args = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
@@ -285,12 +287,12 @@ class StatementRewriter:
 
     # -- environment variables -------------------------------------------------------------
 
-    def _Subscript(self, node: ast.Subscript) -> None:
+    def visit_Subscript(self, node: ast.Subscript) -> None:
         self._children(node)
         if dotted(node.value) in _ENVIRON and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             self._env_string(node.slice)
 
-    def _Compare(self, node: ast.Compare) -> None:
+    def visit_Compare(self, node: ast.Compare) -> None:
         self._children(node)
         if any(isinstance(op, (ast.In, ast.NotIn)) and dotted(c) in _ENVIRON
                for op, c in zip(node.ops, node.comparators)):
@@ -318,11 +320,11 @@ class StatementRewriter:
         quote = self._text(p.start + len(p.prefix), p.body_start)
         self._replace(p.start, p.end, p.prefix.decode() + quote + body + quote, rule)
 
-    def _Constant(self, node: ast.Constant) -> None:
+    def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             self._literal(node)
 
-    def _JoinedStr(self, node: ast.JoinedStr) -> None:
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         # The fields' code is walked on its own nodes; the text parts (whose positions
         # before 3.12 are the whole literal's) are read off the source in _literal.
         for v in node.values:
