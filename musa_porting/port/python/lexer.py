@@ -18,13 +18,18 @@ from dataclasses import dataclass
 # Every branch starts with '#' or a quote, so the regex engine skips other text at C
 # speed; the loops are unrolled ("normal* (special normal*)*") so that a long
 # docstring is one pass, not one alternation per character.
-_TOKEN = re.compile(rb"""
-    \#[^\r\n]*
-  | '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)
-  | \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)
-  | '[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*(?:'|(?=[\r\n])|\Z)
-  | "[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*(?:"|(?=[\r\n])|\Z)
-""", re.X | re.S)
+# The four quoted forms, each up to its closing quotes (shared with ``literals``).
+QUOTED = (
+    (rb"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*", rb"'''"),
+    (rb'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*', rb'"""'),
+    (rb"'[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*", rb"'"),
+    (rb'"[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*', rb'"'),
+)
+# An unclosed string ends at the end of the file, or of its line for one quote.
+_TOKEN = re.compile(b"|".join(
+    [rb"\#[^\r\n]*"]
+    + [body + rb"(?:" + close + (rb"|\Z)" if len(close) == 3 else rb"|(?=[\r\n])|\Z)")
+       for body, close in QUOTED]), re.S)
 _PREFIX = frozenset(b"rRbBuUfFtT")
 _IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 

@@ -11,15 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# A comment or a quoted piece with its prefix (the lexer's rule, on one literal).
-_PIECE = re.compile(rb"""
-    \#[^\r\n]*
-  | (?P<prefix>[rRbBuUfF]{0,2})
-    (?P<quoted>'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
-     | \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
-     | '[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'
-     | "[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*")
-""", re.X | re.S)
+from .lexer import QUOTED
+
+# A comment or a closed quoted piece with its prefix (the lexer's forms).
+_PIECE = re.compile(rb"\#[^\r\n]*|(?P<prefix>[rRbBuUfF]{0,2})(?P<quoted>"
+                    + b"|".join(body + close for body, close in QUOTED) + rb")", re.S)
 
 _BLANK = b" \t\f\r\n\\"  # between the pieces of one literal
 
