@@ -38,14 +38,14 @@ def _line_col(text: str, offset: int | None) -> tuple[int | None, int | None]:
 
 
 # Rule files are at most three levels deep ({"entries": {"k": {"musa": ...}}}); a file
-# nested deeper is refused before a parser recurses into it (C-accelerated YAML would
-# crash, the others raise RecursionError).
+# nested deeper is refused before a parser recurses into it (libyaml's composer would
+# crash, json raises RecursionError).
 MAX_DEPTH = 100
 _NESTING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
 
 
 def _too_deep(text: str) -> int | None:
-    """Where brackets outside double-quoted strings first nest deeper than MAX_DEPTH."""
+    """Where brackets outside JSON strings first nest deeper than MAX_DEPTH."""
     depth = 0
     for m in _NESTING_RE.finditer(text):
         c = m.group()[0]
@@ -58,9 +58,11 @@ def _too_deep(text: str) -> int | None:
     return None
 
 
+_DEEP = f"nested deeper than {MAX_DEPTH} levels; a rule file is a mapping of names to names"
+
+
 def _deep_error(path: Path, text: str, at: int | None) -> PortError:
-    return PortError(f"nested deeper than {MAX_DEPTH} levels; a rule file is a mapping of names "
-                     "to names", str(path), *(_line_col(text, at) if at is not None else (1, 1)))
+    return PortError(_DEEP, str(path), *(_line_col(text, at) if at is not None else (1, 1)))
 
 
 class _PosObject(list):
@@ -150,9 +152,7 @@ def _yaml_positions(path: Path, text: str):
     import yaml
 
     try:
-        node = yaml.compose(text, Loader=_yaml_loader(text))
-    except RecursionError:
-        raise _deep_error(path, text, _too_deep(text)) from None
+        node = yaml.compose(text, Loader=_yaml_loader(path, text))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = exc.problem or str(exc)
@@ -184,16 +184,25 @@ def _yaml_positions(path: Path, text: str):
     return out
 
 
-def _yaml_loader(text: str):
-    """libyaml's loader is ten times faster (a 100,000-entry file in 1 s), but it would
-    crash on a file nested thousands deep: that gets the pure-Python one, whose
-    RecursionError becomes a one-line error."""
+def _yaml_loader(path: Path, text: str):
+    """libyaml's loader (ten times faster: a 100,000-entry file in 1 s), once the file is
+    known to nest no deeper than MAX_DEPTH. Its composer recurses in C and would crash
+    on a file nested thousands deep, however that is written (brackets, ``- - -``,
+    indentation); its parser does not, so the depth is read off the parser's events,
+    which also give the line and column of the error."""
     import yaml
 
-    indent = max((len(m.group()) for m in re.finditer(r"(?m)^[ \t]+", text)), default=0)
-    if _too_deep(text) is not None or indent > 4 * MAX_DEPTH:
-        return yaml.SafeLoader
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                m = event.start_mark
+                raise PortError(_DEEP, str(path), m.line + 1, m.column + 1)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return loader
 
 
 def _flat_entries(path: Path, text: str, top) -> list[tuple[str, object, int, int]]:
@@ -220,7 +229,7 @@ def vocabulary_section(path: str | os.PathLike) -> dict | None:
         if p.suffix.lower() in (".yaml", ".yml"):
             import yaml
 
-            data = yaml.load(text, Loader=_yaml_loader(text))  # a safe loader
+            data = yaml.load(text, Loader=_yaml_loader(p, text))  # a safe loader
         else:
             data = json.loads(text)
     except Exception:  # a malformed file: load_rule_file reports it with its line

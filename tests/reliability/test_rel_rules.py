@@ -34,6 +34,10 @@ BAD = {
     "not_utf8.json": (b'{"a": "\xff"}', 1, None),
     "deep.json": ("[" * 100_000 + "]" * 100_000, 1, 101),
     "deep.yaml": ("[" * 10_000 + "]" * 10_000 + "\n", 1, 101),
+    "deep_dashes.yaml": ("- " * 100_000 + "x\n", 1, 201),  # compact nested sequences
+    "deep_quoted.yaml": ("c: ['\"', " + "[" * 100_000 + "'\"'" + "]" * 100_000 + "]\n", 1, 108),
+    "deep_indent.yaml": ("".join("  " * i + "k:\n" for i in range(3_000)) + "  " * 3_000 + "x\n",
+                         101, 201),
     "deep_objects.json": ('{"a": ' * 5_000 + '"b"' + "}" * 5_000, 1, None),
 }
 
