@@ -161,7 +161,8 @@ def _prefix(timeout: float | None) -> str:
 
 
 def _session(sid: int) -> list[int]:
-    """The processes of session ``sid`` (Linux /proc; elsewhere none are known)."""
+    """The live processes of session ``sid`` (Linux /proc; elsewhere none are known). A
+    zombie has exited already: killing it again would only wait out the deadline."""
     pids = []
     try:
         names = os.listdir("/proc")
@@ -173,7 +174,7 @@ def _session(sid: int) -> list[int]:
         try:
             with open(f"/proc/{name}/stat", "rb") as fh:
                 fields = fh.read().rsplit(b")", 1)[1].split()
-            if int(fields[3]) == sid:  # after ")": state, ppid, pgrp, session
+            if int(fields[3]) == sid and fields[0] != b"Z":  # after ")": state, ppid, pgrp, session
                 pids.append(int(name))
         except (OSError, ValueError, IndexError):
             continue
@@ -198,8 +199,9 @@ def _stop(proc: subprocess.Popen) -> None:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
-                pass
+                pass  # gone already
         time.sleep(0.05)
+        proc.poll()  # reap ninja once it is killed
     if proc.poll() is None:
         proc.kill()
     proc.wait()

@@ -201,3 +201,24 @@ def test_verify_has_a_timeout(ported, tmp_path):
     assert proc.returncode == 1 and time.monotonic() - t0 < 60
     assert "timed out after 1 s" in proc.stdout, proc.stdout
 
+
+
+def test_a_process_that_has_exited_is_not_waited_for_as_left_over():
+    """A child that exited but is not reaped yet (ninja just killed) is a zombie: the
+    stop must not count it as still running and spin until its deadline."""
+    import subprocess
+    import sys
+
+    from musa_porting.compile.ninja import _session
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # exited, not reaped: a zombie in its own session
+        with open(f"/proc/{proc.pid}/stat", "rb") as fh:
+            if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                break
+        time.sleep(0.01)
+    try:
+        assert _session(proc.pid) == []
+    finally:
+        proc.wait()
