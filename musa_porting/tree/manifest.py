@@ -86,6 +86,9 @@ class Manifest:
     options: dict = field(default_factory=dict)
     # The project-symbol plan of the run (rules/project.ProjectPlan.to_json).
     project: dict = field(default_factory=dict)
+    # Why a manifest that is there could not be used ("" when absent or read): every
+    # output then looks like the user's, and an error must say why.
+    problem: str = ""
 
     def to_json(self) -> str:
         return "".join(self.json_lines())
@@ -142,13 +145,13 @@ class Manifest:
 
 
 def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
-    """The previous run's manifest, or an empty one if absent or unreadable."""
+    """The previous run's manifest, or an empty one if absent or unusable (saying why)."""
     path = os.path.join(out_dir, name)
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
         if data.get("version") != VERSION:
-            return Manifest()
+            return Manifest(problem=f"its manifest {path} is from another version of musa-port")
         fields = set(FileRecord.__dataclass_fields__)
         files = {k: FileRecord(**{f: x for f, x in v.items() if f in fields})
                  for k, v in data.pop("files", {}).items()}
@@ -158,5 +161,7 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
         return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                         list(data.get("dirs", [])), int(data.get("rules", 0)),
                         dict(data.get("options", {})), dict(data.get("project", {})))
-    except (OSError, ValueError, TypeError):
+    except FileNotFoundError:
         return Manifest()
+    except (OSError, ValueError, TypeError, AttributeError):
+        return Manifest(problem=f"its manifest {path} is unreadable")

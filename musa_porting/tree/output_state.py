@@ -30,9 +30,11 @@ class Conflict(PortError):
     """An output path holds something musa-port did not write."""
 
 
-def conflict(out: str, rel: str, what: str) -> Conflict:
-    return Conflict(f"{what}; musa-port did not write it (it is not in the manifest): move it "
-                    "away, or use --force to replace it", os.path.join(out, rel))
+def conflict(out: str, rel: str, what: str, old: Manifest) -> Conflict:
+    why = f"the output is not known to be musa-port's: {old.problem}" if old.problem \
+        else "it is not in the manifest"
+    return Conflict(f"{what}; musa-port did not write it ({why}): move it away, or use "
+                    "--force to replace it", os.path.join(out, rel))
 
 
 class OutputState:
@@ -63,7 +65,7 @@ class OutputState:
             if not self.old.owns(rel):
                 if not self.force:
                     kind = "a link" if stat.S_ISLNK(st.st_mode) else "a file"
-                    raise conflict(self.out, rel, f"{kind} is where a folder must go")
+                    raise conflict(self.out, rel, f"{kind} is where a folder must go", self.old)
                 self.forced.append(rel)
             self.dirs[rel] = PENDING
 
@@ -109,13 +111,14 @@ class OutputState:
                 return "dir"
             if self.force:
                 return "forced-dir"
-            raise conflict(self.out, out_rel, "a folder is where a file must go")
+            raise conflict(self.out, out_rel, "a folder is where a file must go", self.old)
         if self.old.owns(out_rel) or same:
             return ""
         if self.force:
             return "forced"
         kind = "a link" if stat.S_ISLNK(st.st_mode) else "a file"
-        raise conflict(self.out, out_rel, f"{kind} is where the port of its input must go")
+        raise conflict(self.out, out_rel, f"{kind} is where the port of its input must go",
+                       self.old)
 
     def stage_dir(self, rel: str) -> str:
         """The folder a temp file (or folder) for ``rel`` goes in: its own folder, or the

@@ -50,7 +50,7 @@ def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
     for rel in kept:
         if state.dirs.get(rel) == PENDING:  # an edited output where a folder must go
             raise conflict(out, rel, "a file changed since musa-port wrote it is where a "
-                                     "folder must go")
+                                     "folder must go", old)
     plan.dirs = sorted(set(old.dirs) - dirs, key=lambda r: -r.count("/"))
     removed = set(plan.remove)
     for rel, what in outputs.items():
@@ -61,7 +61,7 @@ def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
         elif what == "dir":
             blocker = _first_foreign(out, rel, removed, set(old.dirs))
             if blocker is not None and not state.force:
-                raise conflict(out, blocker, "a file in a folder that must become a file")
+                raise conflict(out, blocker, "a file in a folder that must become a file", old)
             (plan.forced if blocker is not None else plan.replace_dirs).append(rel)
     plan.forced.extend(state.forced)
     return plan

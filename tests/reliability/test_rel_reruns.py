@@ -121,3 +121,18 @@ def test_a_no_change_rerun_writes_nothing(tree, tmp_path):
     before = state(out, with_mtime=True)
     assert cli(tree, "-q").returncode == 0
     assert state(out, with_mtime=True) == before
+
+
+@pytest.mark.parametrize("manifest", ['{broken', '{"version": 999, "files": {}}'])
+def test_an_unusable_manifest_is_named_as_the_cause(tree, tmp_path, manifest):
+    """A corrupt manifest, or one of another musa-port version, makes every output look
+    like the user's (unchanged ones are taken over; a changed one stops the run): the
+    error says why, not only which output it stopped at."""
+    from relhelp import one_error
+
+    out = tmp_path / "s_musa"
+    assert cli(tree, "-q").returncode == 0
+    (out / ".musa-port-manifest.json").write_text(manifest)
+    (tree / "a.cu").write_text("cudaEvent_t changed;\n")  # its output must be replaced
+    err = one_error(cli(tree, "-q"))
+    assert "manifest" in err and ("unreadable" in err or "another version" in err), err
