@@ -145,6 +145,8 @@ def prepare_python() -> None:
                          capture_output=True, text=True, check=True).stdout.strip()
     subprocess.run([sys.executable, "-m", "compileall", "-q", pkg], check=True,
                    stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-c", "from musa_porting.rules import build_ruleset; "
+                    "build_ruleset()"], check=True)  # writes the tables' cache
 
 
 def median(xs: list[float]) -> float:

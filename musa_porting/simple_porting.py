@@ -33,6 +33,7 @@ from .errors import PortError
 from .shadow import shadow_warning
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
+from .tree.paths import inside
 from .tree.result import FileOutcome, PortResult
 
 
@@ -332,7 +333,7 @@ def _engine_rules(current: dict[str, str] | list[tuple[str, str]], user: dict[st
 
 def _check_output(cuda_dir: str, musa_dir: str) -> None:
     src, out = os.path.realpath(cuda_dir), os.path.realpath(musa_dir)
-    if out == src or out.startswith(src.rstrip(os.sep) + os.sep):
+    if inside(out, src):
         raise PortError(f"musa_dir_path {musa_dir} is the source folder or inside it: "
                         "musa-port never writes into its input; set another musa_dir_path "
                         "(or replace modify_file to port in place)", cuda_dir)

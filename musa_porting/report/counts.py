@@ -23,7 +23,7 @@ def findings(r: PortResult, suppress: Set[str] = frozenset()) -> list[tuple[File
 
 def _count(f: FileOutcome, ids: Set[str]) -> int:
     """A file's findings with these IDs: the rows kept, and those beyond the cap per
-    file (tree/plan.MAX_FINDINGS), which are only counted."""
+    file (analyze.findings.MAX_PER_FILE), which are only counted."""
     return (sum(1 for row in f.record.diagnostics if row[0] in ids)
             + sum(n for cid, n in f.record.findings_dropped.items() if cid in ids))
 

@@ -22,7 +22,6 @@ class StalePlan:
     remove: list[str] = field(default_factory=list)  # files and links, removed first
     dirs: list[str] = field(default_factory=list)  # folders to remove if empty, deepest first
     kept: list[str] = field(default_factory=list)  # changed since written: left in place
-    replace_dirs: list[str] = field(default_factory=list)  # folders where a file now goes
     forced: list[str] = field(default_factory=list)  # the user's paths removed for --force
     replaced: list[str] = field(default_factory=list)  # the user's files replaced (--force)
 
@@ -62,7 +61,8 @@ def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
             blocker = _first_foreign(out, rel, removed, set(old.dirs))
             if blocker is not None and not state.force:
                 raise conflict(out, blocker, "a file in a folder that must become a file", old)
-            (plan.forced if blocker is not None else plan.replace_dirs).append(rel)
+            if blocker is not None:
+                plan.forced.append(rel)  # else the folder goes with stale.dirs
     plan.forced.extend(state.forced)
     return plan
 
