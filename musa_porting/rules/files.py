@@ -194,14 +194,23 @@ def _yaml_loader(path: Path, text: str):
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     depth = 0
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                m = event.start_mark
-                raise PortError(_DEEP, str(path), m.line + 1, m.column + 1)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    m = event.start_mark
+                    raise PortError(_DEEP, str(path), m.line + 1, m.column + 1)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        # Newer libyaml (PyYAML 6.0.4) has a nesting limit of its own (1,000 levels),
+        # met in its scanner before any event reaches the count above: same refusal,
+        # said in musa-port's words, at libyaml's position.
+        m = exc.problem_mark
+        if m is not None and "depth" in (exc.problem or ""):
+            raise PortError(_DEEP, str(path), m.line + 1, m.column + 1) from None
+        raise
     return loader
 
 
