@@ -73,8 +73,8 @@ def test_mapping_dir_path(csrc, tmp_path):
 def test_errors_are_port_errors(tmp_path):
     with pytest.raises(PortError, match="source folder not found"):
         SimplePorting(str(tmp_path / "nope")).run()
-    with pytest.raises(PortError, match="non-empty string"):
-        SimplePorting(str(tmp_path), mapping_rule={"x": ""}).run()
+    with pytest.raises(PortError, match="must be a string"):
+        SimplePorting(str(tmp_path), mapping_rule={"x": None}).run()
 
 
 def run_module(*args, cwd):

@@ -38,10 +38,11 @@ class FilePort:
         return out
 
     def by_rule(self) -> dict[str, int]:
-        """Replacements per rule key; include renames count as ``old -> new`` pairs."""
+        """Replacements per rule key; include renames count as ``old -> new`` pairs, and
+        a rule with an empty value as ``old (deleted)``."""
         out: dict[str, int] = {}
         for e in self.edits:
-            key = e.old if e.rule is not None else f"{e.old} -> {e.new}"
+            key = f"{e.old} -> {e.new}" if e.rule is None else e.old if e.new else f"{e.old} (deleted)"
             out[key] = out.get(key, 0) + 1
         return out
 
