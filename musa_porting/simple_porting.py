@@ -33,6 +33,7 @@ from .errors import PortError
 from .shadow import shadow_warning
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
+from .tree.output_state import FORCE_HINT, Conflict
 from .tree.paths import inside
 from .tree.result import FileOutcome, PortResult
 
@@ -153,6 +154,7 @@ class SimplePorting:
         quiet: bool = False,
         rename_paths: bool = False,
         project_symbols: bool = True,
+        force: bool = False,
     ) -> None:
         self.cuda_dir_path = os.fspath(cuda_dir_path)
         self.ignore_dir_paths = _ignore_list(ignore_dir_paths)
@@ -166,6 +168,7 @@ class SimplePorting:
         self.quiet = quiet
         self.rename_paths = rename_paths
         self.project_symbols = project_symbols
+        self.force = force
         self._user_rules = dict(self.mapping_rule)
         self._loaded: dict[str, str] | None = None  # the pairs load_replaced_mapping gave
         self._file_porter = None
@@ -278,6 +281,7 @@ class SimplePorting:
             enable_families=self.enable_families,
             rename_paths=self.rename_paths,
             project_symbols=self.project_symbols,
+            force=self.force,
             renames={"." + k: "." + v for k, v in EXT_REPLACED_MAPPING.items()},
             file_name=self.change_filename if self._replaced("change_filename") else None,
         )
@@ -294,11 +298,19 @@ class SimplePorting:
         self.process_ignore_dir_paths()
         if self._replaced("load_replaced_mapping") and not isinstance(self.mapping_rule, list):
             self.load_replaced_mapping()
-        if self._replaced("modify_file"):
-            result = _run_per_file(self)
-        else:
-            _check_output(self.cuda_dir_path, self.musa_dir_path)
-            result = port_tree(self.options())
+        try:
+            if self._replaced("modify_file"):
+                result = _run_per_file(self)
+            else:
+                _check_output(self.cuda_dir_path, self.musa_dir_path)
+                result = port_tree(self.options())
+        except PortError as exc:
+            # The user's call is where it went wrong: no traceback through the engine,
+            # and the fix said as this API spells it.
+            if isinstance(exc, Conflict):
+                exc = PortError(exc.message.replace(FORCE_HINT, "pass force=True to SimplePorting"),
+                                exc.path)
+            raise exc.with_traceback(None) from None
         patterns = ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [os.getcwd()])
         notes += result.warnings
         notes += [f"ignore_dir_paths: {e} matched nothing in {self.cuda_dir_path}"
@@ -307,7 +319,7 @@ class SimplePorting:
             from .report.summary import total_line
 
             for note in notes:
-                LOGGER.warning(note)
+                LOGGER.warning(note.replace("(--force)", "(force=True)"))
             LOGGER.info(total_line(result))
         return result
 
