@@ -76,6 +76,7 @@ def read_json(file_path: str) -> dict:
 
 
 _read_json = read_json  # ours, to tell whether a caller replaced it
+GENERAL = "general.json"  # torch_musa's own table, which it never reads from mapping_dir_path
 
 
 def _from_json(value: str, name: str):
@@ -264,19 +265,23 @@ class SimplePorting:
     def _options(self, loaded: bool = True) -> PortOptions:
         rules, tables = (_engine_rules(self.mapping_rule, self._user_rules, self._loaded) if loaded
                          else ({**_MAPPING_RULE, **self._user_rules}, True))
+        # The tables of mapping_dir_path sit above the default tables and below
+        # mapping_rule, as torch_musa merges them with its own general.json.
         mapping_dir = self.mapping_dir_path
+        dir_files: list[str] = []
         if mapping_dir and read_json is not _read_json:
             # A caller's read_json reads the mapping folder (as torch_musa's did).
             rules = {**_read_mapping_dir(mapping_dir), **rules}
-            mapping_dir, tables = None, False
+        elif mapping_dir:
+            dir_files = _mapping_dir_files(mapping_dir)
         cwd = os.getcwd()
         return PortOptions(
             src=self.cuda_dir_path,
             output=self.musa_dir_path,
             ignore=list(ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [cwd]).values()),
+            rule_files=dir_files,
             inline_rules=rules,
             default_rules=not self.drop_default_mapping and tables,
-            mapping_dir=mapping_dir if tables else None,
             disable_families=self.disable_families,
             enable_families=self.enable_families,
             rename_paths=self.rename_paths,
@@ -352,14 +357,24 @@ def _check_output(cuda_dir: str, musa_dir: str) -> None:
 
 
 def _mapping_dir_note(d: str | None) -> str | None:
-    """torch_musa reads ``general.json`` from ``mapping_dir_path``; musa-port reads every
-    JSON file there. Say so when that differs."""
-    if not d or not os.path.isdir(d) or os.path.isfile(os.path.join(d, "general.json")):
+    """torch_musa reads every ``*.json`` of ``mapping_dir_path`` except ``general.json``
+    (its general table comes from its own folder); musa-port reads that one too, on
+    purpose (a file the user put there is not dropped in silence). Say so."""
+    if not d or not os.path.isfile(os.path.join(d, GENERAL)):
         return None
-    names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
-    return (f"mapping_dir_path {d} has no general.json (torch_musa's SimplePorting reads "
-            f"its rules from there); musa-port reads every *.json in it: "
-            f"{', '.join(names) or 'none, so no rules'}")
+    return (f"mapping_dir_path {os.path.join(d, GENERAL)}: torch_musa's SimplePorting does not "
+            f"read {GENERAL} from mapping_dir_path (it uses its own); musa-port reads it, so its "
+            "rules are in force")
+
+
+def _mapping_dir_files(directory: str) -> list[str]:
+    """The rule tables of a mapping folder: every ``*.json`` in it, in name order."""
+    from .rules.vocabulary import VOCABULARY_FILE
+
+    if not os.path.isdir(directory):
+        raise PortError("mapping folder not found", directory)
+    return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
+            if n.endswith(".json") and n != VOCABULARY_FILE]
 
 
 def _run_per_file(sp: SimplePorting) -> PortResult:
@@ -399,15 +414,12 @@ _ORIGINAL = {name: SimplePorting.__dict__[name] for name in
 
 def _read_mapping_dir(directory: str) -> dict[str, str]:
     """A torch_musa mapping folder read through the module's ``read_json``."""
-    if not os.path.isdir(directory):
-        raise PortError("mapping folder not found", directory)
     rules: dict[str, str] = {}
-    for name in sorted(os.listdir(directory)):
-        if name.endswith(".json"):
-            data = read_json(os.path.join(directory, name))
-            if not isinstance(data, dict):
-                raise PortError("read_json did not return an object", os.path.join(directory, name))
-            rules.update(data)
+    for path in _mapping_dir_files(directory):
+        data = read_json(path)
+        if not isinstance(data, dict):
+            raise PortError("read_json did not return an object", path)
+        rules.update(data)
     return rules
 
 
