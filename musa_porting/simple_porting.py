@@ -156,6 +156,7 @@ class SimplePorting:
         rename_paths: bool = False,
         project_symbols: bool = True,
         force: bool = False,
+        rename_exported: bool = False,
     ) -> None:
         self.cuda_dir_path = os.fspath(cuda_dir_path)
         self.ignore_dir_paths = _ignore_list(ignore_dir_paths)
@@ -170,6 +171,7 @@ class SimplePorting:
         self.rename_paths = rename_paths
         self.project_symbols = project_symbols
         self.force = force
+        self.rename_exported = rename_exported
         self._user_rules = dict(self.mapping_rule)
         self._loaded: dict[str, str] | None = None  # the pairs load_replaced_mapping gave
         self._file_porter = None
@@ -287,6 +289,7 @@ class SimplePorting:
             rename_paths=self.rename_paths,
             project_symbols=self.project_symbols,
             force=self.force,
+            rename_exported=self.rename_exported,
             renames={"." + k: "." + v for k, v in EXT_REPLACED_MAPPING.items()},
             file_name=self.change_filename if self._replaced("change_filename") else None,
         )

@@ -41,6 +41,14 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A name the tree defines holds a CUDA word, but its MUSA name is taken (the tree "
           "defines or uses it, or the tables do), so neither is renamed.",
           "#define CUDA_CHECK ... / #define MUSA_CHECK ..."),
+    Check("MP1007", "project-symbol-exported", "note", False,
+          "A name the tree defines holds a CUDA word, but Python calls it by name (a pybind11 "
+          "or TORCH_LIBRARY binding): kept, at its binding site. --rename-exported renames it "
+          "and the run's Python callers.", 'm.def("get_compiling_cuda_version", ...)'),
+    Check("MP1008", "exported-name-renamed", "warning", False,
+          "A name Python calls by name was renamed (--rename-exported): the Python files of "
+          "the run follow, callers outside SRC (other packages, other trees) do not.",
+          'm.def("quant_cuda", ...)   // -> "quant_musa"'),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu). Convert it to "

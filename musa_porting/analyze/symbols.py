@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..port import lexer
 from ..rules.vocabulary import Vocabulary
+from . import exported as exported_names
 
 _IDENT_BYTE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _MASK = bytes(0x61 if b in _IDENT_BYTE else 0x20 for b in range(256))
@@ -66,9 +67,12 @@ class FileSymbols:
     defs: list[Definition] = field(default_factory=list)
     taken: list[str] = field(default_factory=list)  # identifiers holding a MUSA-side word
     note: str = ""  # how it was indexed when not the default way (clang fell back, ...)
+    # Names it exports to Python: [name, line, column, how] (analyze/exported.py).
+    exported: list[list] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        out: dict = {"defs": [d.to_list() for d in self.defs], "taken": self.taken}
+        out: dict = {"defs": [d.to_list() for d in self.defs], "taken": self.taken,
+                     "exported": self.exported}
         if self.note:
             out["note"] = self.note
         return out
@@ -76,7 +80,7 @@ class FileSymbols:
     @classmethod
     def from_json(cls, data: dict) -> FileSymbols:
         return cls([Definition(*d) for d in data.get("defs", [])], list(data.get("taken", [])),
-                   data.get("note", ""))
+                   data.get("note", ""), [list(x) for x in data.get("exported", [])])
 
 
 class WordFinder:
@@ -375,6 +379,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
         result.taken = sorted({name for _, _, name in target.identifiers(blanked(), low)})
     if not has_words:
         return result
+    result.exported = [list(x) for x in exported_names.scan(data)]
     enums: list[tuple[int, int]] | None = None
     defined: set[str] = set()
     line, pos = 1, 0

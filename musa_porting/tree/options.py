@@ -40,6 +40,9 @@ class PortOptions:
     progress: Callable[[int, int], None] | None = None  # (files done, files total)
     # The tree's own CUDA-named symbols (MYLIB_CUDA_CHECK -> MYLIB_MUSA_CHECK): on by default.
     project_symbols: bool = True
+    # Also rename the tree's names that Python calls by name (pybind11, TORCH_LIBRARY),
+    # and the Python files of the run that call them; kept by default.
+    rename_exported: bool = False
     symbols_backend: str = "lexer"  # "lexer", or "clang" (pip install 'musa-port[clang]')
     defines: Sequence[str] = ()  # -D for the clang back end
     compile_commands: str | None = None  # compile_commands.json for the clang back end

@@ -39,7 +39,7 @@ from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
-from .project_symbols import SymbolPass, run_vocabulary
+from .project_symbols import SymbolPass, indexed, run_vocabulary
 from .python_run import launch_files
 from .result import PortResult
 from .stage import Stager
@@ -230,7 +230,7 @@ class Porter:
             return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
         old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
         known = [fast[e.rel].symbols for e in sources if e.rel in fast]
-        if old_plan is not None and len(known) == len(sources) and all(x is not None for x in known):
+        if old_plan is not None and len(known) == len(sources) and all(map(indexed, known)):
             # Nothing changed: the last run's plan holds, and no table is loaded.
             result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
                                    if fast[e.rel].symbols.get("note")}
@@ -261,7 +261,7 @@ class Porter:
 def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
     """Whether the manifest must be written: else every record is the one the manifest
     already holds, and a no-change re-run writes nothing at all."""
-    return not (old.fingerprint == new.fingerprint and not removed
+    return not (old.fingerprint == new.fingerprint and not removed and old.project == new.project
                 and new.files.keys() == old.files.keys()
                 and all(rec is old.files[k] for k, rec in new.files.items())
                 and sorted(old.dirs) == sorted(new.dirs))
