@@ -301,6 +301,7 @@ class SimplePorting:
     def run(self) -> PortResult:
         """Port ``cuda_dir_path`` into ``musa_dir_path`` (default ``<cuda_dir_path>_musa``)."""
         from .tree.porter import port_tree
+        from .tree.rename_map import process_map, with_outside
 
         notes = [w for w in (shadow_warning(), _mapping_dir_note(self.mapping_dir_path)) if w]
         self.process_ignore_dir_paths()
@@ -311,7 +312,10 @@ class SimplePorting:
                 result = _run_per_file(self)
             else:
                 _check_output(self.cuda_dir_path, self.musa_dir_path)
-                result = port_tree(self.options())
+                # Calls in one process share one rename map (tree/rename_map.py).
+                shared = process_map()
+                result = port_tree(with_outside(self.options(), [shared]))
+                shared.record(self.cuda_dir_path, result.project, result.symbol_uses)
         except PortError as exc:
             # The user's call is where it went wrong: no traceback through the engine,
             # and the fix said as this API spells it.

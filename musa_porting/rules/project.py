@@ -130,8 +130,9 @@ class ProjectPlan:
 def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vocabulary, *,
                  rule_names: Set[str] = frozenset(), rule_keys: Set[str] = frozenset(),
                  keep: Iterable[str] = (), refine: Callable[[str], str] | None = None,
-                 exported: Mapping[str, Site] | None = None, rename_exported: bool = False
-                 ) -> ProjectPlan:
+                 exported: Mapping[str, Site] | None = None, rename_exported: bool = False,
+                 outside_renames: Mapping[str, str] | None = None,
+                 outside_kept: Mapping[str, str] | None = None) -> ProjectPlan:
     """The plan for the tree's definitions ``defs`` (name -> its definition sites).
 
     ``taken``: names of the tree a new name must not be (identifiers with a MUSA word);
@@ -140,14 +141,28 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     ``refine``: what the rules do inside a name, applied to the new name too (a rule
     ``_CUH -> _MUH`` makes ``FOO_CUDA_CUH`` ``FOO_MUSA_MUH``, as it would have made it
     ``FOO_CUDA_MUH`` without the rename); ``exported``: names Python calls by name, at
-    their binding site: kept (listed in ``plan.kept``) unless ``rename_exported``.
+    their binding site: kept (listed in ``plan.kept``) unless ``rename_exported``;
+    ``outside_renames`` and ``outside_kept``: what other ports of trees that share names
+    with this one decided (``tree/rename_map.py``): their renames are made here too, and
+    a name one of them uses as it is stays (a collision naming that port).
     """
     keep = set(keep)
     exported = exported or {}
+    outside = dict(outside_renames or {})
+    outside_kept = outside_kept or {}
     words = vocabulary.forms()
     wanted: dict[str, str] = {}
     plan = ProjectPlan()
     for name in sorted(defs):
+        if name in outside:
+            continue  # another port decided: below
+        if name in outside_kept and name not in keep:
+            new = vocabulary.rename(name)
+            if new is not None and new != name and name not in rule_keys:
+                plan.collisions.append(Collision(
+                    name, refine(new) if refine is not None else new,
+                    f"the port of {outside_kept[name]} uses it under this name", sorted(defs[name])))
+            continue
         if name in rule_keys or name in keep or name in words or KEPT_LIBRARY_NAME.match(name):
             # A name that is just a word (namespace cuda) is shared with other code:
             # thrust::cuda, CCCL's cuda::std, at::cuda. The rules decide those.
@@ -178,4 +193,9 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             plan.renames[old] = Rename(old, new, sites)
             if old in exported:
                 plan.exported[old] = exported[old]
+    for old, new in sorted(outside.items()):
+        if old in rule_keys or old in keep:
+            continue
+        sites = sorted(defs.get(old, ())) or [Site("(another port)", 1, 1, "renamed by another port")]
+        plan.renames[old] = Rename(old, new, sites)
     return plan

@@ -41,6 +41,7 @@ from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
 from .project_symbols import SymbolPass, indexed, run_vocabulary
 from .python_run import launch_files
+from .rename_map import with_outside
 from .result import PortResult
 from .stage import Stager
 from .stale import plan_stale
@@ -55,6 +56,7 @@ class Porter:
     """One porting run. ``Porter(options).run()`` is the library entry point."""
 
     def __init__(self, options: PortOptions):
+        options = with_outside(options)  # the renames of the outputs it includes from
         self.opts = options
         for kind in options.skip:
             if kind not in SKIP_KINDS:
@@ -234,6 +236,7 @@ class Porter:
             # Nothing changed: the last run's plan holds, and no table is loaded.
             result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
                                    if fast[e.rel].symbols.get("note")}
+            result.symbol_uses = {u for x in known for u in x.get("uses", ())}
             return None, old_plan, fast
         symbols = SymbolPass(self.opts, self.src, self.vocabulary())
         wait = symbols.index(sources, fast)
@@ -244,7 +247,8 @@ class Porter:
         index = wait()
         result.symbols_indexed = len(symbols.reindexed)
         result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
-        if not any(fs.defs for fs in index.values()):
+        result.symbol_uses = {u for fs in index.values() for u in fs.uses}
+        if not any(fs.defs for fs in index.values()) and not self.opts.outside_renames:
             plan = ProjectPlan()  # nothing to rename
         else:
             plan = symbols.plan(index, ruleset)

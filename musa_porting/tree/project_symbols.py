@@ -120,7 +120,9 @@ class SymbolPass:
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
                             rule_keys=set(rules), keep=self.opts.keep,
                             refine=_inside_names(ruleset, self.opts.reverse),
-                            exported=exported, rename_exported=self.opts.rename_exported)
+                            exported=exported, rename_exported=self.opts.rename_exported,
+                            outside_renames=self.opts.outside_renames,
+                            outside_kept=self.opts.outside_kept)
 
 
 def indexed(symbols: dict | None) -> bool:
