@@ -313,9 +313,10 @@ class SimplePorting:
             else:
                 _check_output(self.cuda_dir_path, self.musa_dir_path)
                 # Calls in one process share one rename map (tree/rename_map.py).
-                shared = process_map()
-                result = port_tree(with_outside(self.options(), [shared]))
-                shared.record(self.cuda_dir_path, result.project, result.symbol_uses)
+                shared = process_map(self.cuda_dir_path)
+                result = port_tree(with_outside(self.options(), [shared] if shared else []))
+                if shared is not None:
+                    shared.record(self.cuda_dir_path, result.project, result.symbol_uses)
         except PortError as exc:
             # The user's call is where it went wrong: no traceback through the engine,
             # and the fix said as this API spells it.

@@ -161,7 +161,8 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             if new is not None and new != name and name not in rule_keys:
                 plan.collisions.append(Collision(
                     name, refine(new) if refine is not None else new,
-                    f"the port of {outside_kept[name]} uses it under this name", sorted(defs[name])))
+                    f"the port of {outside_kept[name]} uses it under this name",
+                    sorted(defs[name], key=_site_order)))
             continue
         if name in rule_keys or name in keep or name in words or KEPT_LIBRARY_NAME.match(name):
             # A name that is just a word (namespace cuda) is shared with other code:
@@ -175,7 +176,7 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     for old, new in wanted.items():
         targets.setdefault(new, []).append(old)
     for old, new in wanted.items():
-        sites = sorted(defs[old], key=lambda s: (s.file, s.line, s.column))
+        sites = sorted(defs[old], key=_site_order)
         if len(targets[new]) > 1:
             others = ", ".join(o for o in targets[new] if o != old)
             plan.collisions.append(Collision(old, new, f"{others} would also become {new}", sites))
@@ -196,6 +197,11 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     for old, new in sorted(outside.items()):
         if old in rule_keys or old in keep:
             continue
-        sites = sorted(defs.get(old, ())) or [Site("(another port)", 1, 1, "renamed by another port")]
+        sites = sorted(defs.get(old, ()), key=_site_order) or [
+            Site("(another port)", 1, 1, "renamed by another port")]
         plan.renames[old] = Rename(old, new, sites)
     return plan
+
+
+def _site_order(s: Site) -> tuple:
+    return (s.file, s.line, s.column)

@@ -21,6 +21,7 @@ import os
 import time
 from dataclasses import replace
 
+from ..analyze.near_misses import near_miss_warnings
 from ..errors import PortError
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..port.includes import IncludeResolver
@@ -191,6 +192,10 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
+            if planner.rules is not None:  # some file was ported: its rules' near misses
+                result.warnings += near_miss_warnings(
+                    self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
+                    planner.rules.ruleset, result.by_rule)
             dir_rels = {d.rel for d in dirs}
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
             for rel in sorted([*stale.forced, *stale.replaced]):

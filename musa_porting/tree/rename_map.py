@@ -11,8 +11,8 @@ sgl-kernel's sources, ported first, still use ``FLASHINFER_CUDA_CALL``. The rule
   rename a name another port *used* and left as it was (it would break that tree):
   such a name is reported as a collision naming the port that uses it.
 - **Which ports it sees.** ``SimplePorting`` calls in one process, from one working
-  folder, share one map (``process_map()``): each call records its plan and the names
-  its tree uses. A port also
+  folder and of trees inside it (a setup.py's), share one map (``process_map()``): each
+  call records its plan and the names its tree uses. A port also
   reads the manifests of the musa-port outputs its ``-I`` folders belong to: the folder
   itself, or ``<folder>_musa`` beside it or beside one of its parents (an output whose
   manifest says it holds the port of that folder), so a run from the command line sees
@@ -72,9 +72,14 @@ class RenameMap:
 _PROCESS: dict[str, RenameMap] = {}
 
 
-def process_map() -> RenameMap:
-    """The map of the SimplePorting calls made from the current working folder."""
-    return _PROCESS.setdefault(os.path.realpath(os.getcwd()), RenameMap())
+def process_map(src: str) -> RenameMap | None:
+    """The map of the SimplePorting calls made from the current working folder, for a
+    port of ``src``; None when ``src`` is outside it (not a tree of this project)."""
+    cwd = os.path.realpath(os.getcwd())
+    real = os.path.realpath(src)
+    if real != cwd and not real.startswith(cwd.rstrip(os.sep) + os.sep):
+        return None
+    return _PROCESS.setdefault(cwd, RenameMap())
 
 
 def _output_of(folder: str) -> str | None:
