@@ -97,7 +97,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     # Python findings (port/python, analyze/python_findings.py).
     Check("MP4001", "unknown-torch-musa-name", "warning", False,
           "torch.cuda.X was renamed to torch.musa.X, but X is not among torch.musa's public "
-          "names (torch_musa's list): check that it exists.", "torch.cuda.memory_reserved()"),
+          "names (torch_musa's list): check that it exists.", "torch.cuda.list_gpu_processes()"),
     Check("MP4002", "cupy", "error", True,
           "CuPy has no MUSA backend.", "import cupy as cp"),
     Check("MP4003", "pycuda", "error", True,
@@ -115,6 +115,11 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A statement that does not parse as Python 3 (a syntax error, Python 2) was ported by "
           "text rules only; or a file that does not parse as a whole had its statements ported "
           "one by one.", 'print "cuda"'),
+    Check("MP4008", "torch-musa-import", "warning", False,
+          "An import names a submodule of torch.cuda (or torch.backends.cudnn) that torch_musa "
+          "has only as an attribute (torch.musa, torch.backends.mudnn are set by import "
+          "torch_musa, not importable): left as it is; use the attribute in code.",
+          "from torch.cuda.amp import autocast"),
 )}
 
 @dataclass(frozen=True)

@@ -34,6 +34,15 @@ _AS_NAME = re.compile(_GAP + rb"as" + _GAP + rb"([A-Za-z_]\w*)")
 _DEF_NAME = re.compile(rb"(?:async" + _GAP + rb")?(?:def|class)" + _GAP + rb"([A-Za-z_]\w*)")
 
 
+def _attribute_module(name: str) -> str | None:
+    """``torch.cuda`` or ``torch.backends.cudnn`` when the dotted ``name`` is it or lies
+    under it: on MUSA these are attributes torch_musa sets, not importable modules."""
+    for head in ("torch.cuda", "torch.backends.cudnn"):
+        if name == head or name.startswith(head + "."):
+            return head
+    return None
+
+
 class Misplaced(Exception):
     """A node's text is not where the tree's positions say (a non-ASCII name that
     Python normalizes, an odd f-string): the statement cannot be edited safely."""
@@ -194,7 +203,35 @@ class StatementRewriter:
         for alias in node.names:
             self._find(pf.imported(alias.name))
         for alias in node.names:
-            self._alias_names(alias)
+            if _attribute_module(alias.name) is None:
+                self._alias_names(alias)
+            else:
+                self._attribute_import(node, alias)
+
+    def _attribute_import(self, node: ast.Import, alias: ast.alias) -> None:
+        """``import torch.cuda[.x] [as y]``, ``import torch.backends.cudnn [as y]``: what
+        torch_musa sets are attributes (``torch.musa`` is the torch_musa package), so the
+        import names torch_musa's module, or takes the attribute from its parent."""
+        head = _attribute_module(alias.name)
+        rest = alias.name[len(head) + 1:] if head is not None else ""  # type: ignore[arg-type]
+        start, end = self.span(alias)
+        m = _DOTTED.match(self.src, start)
+        if m is None:
+            raise Misplaced(alias.name)
+        alone = len(node.names) == 1
+        if alias.asname is None:
+            # binds torch; the code's torch.cuda.x becomes the attribute torch.musa.x
+            self._replace(start, m.end(), "torch, torch_musa", n.TORCH_MUSA_MODULE)
+        elif head == "torch.cuda" and not rest:
+            self._replace(start, m.end(), "torch_musa", n.TORCH_MUSA_MODULE)
+        elif head == "torch.cuda" and alone and "." not in rest:
+            bound = rest if alias.asname == rest else f"{rest} as {alias.asname}"
+            self._replace(*self.span(node), f"from torch_musa import {bound}", n.TORCH_MUSA_MODULE)
+        elif head == "torch.backends.cudnn" and alone and not rest:
+            self._replace(*self.span(node), f"from torch.backends import mudnn as {alias.asname}",
+                          n.MUDNN_IMPORT)
+        else:
+            self.findings.append(pf.attribute_import(alias.name))
 
     def _alias_names(self, alias: ast.alias) -> int:
         """The names of ``a.b as c``; returns the end of ``a.b``."""
@@ -217,9 +254,18 @@ class StatementRewriter:
                 for alias in node.names:
                     self._find(pf.imported(f"{module}.{alias.name}"))
         module_span = None
+        attr_module = _attribute_module(module) if module is not None else None
         if node.module is not None:
             at = _FROM.match(self.src, self.span(node)[0]).end()  # type: ignore[union-attr]
-            module_span = (at, self._chain(at, node.module))
+            if attr_module is None:
+                module_span = (at, self._chain(at, node.module))
+            elif module == "torch.cuda":  # torch.musa is the torch_musa package
+                m = _DOTTED.match(self.src, at)
+                if m is None:
+                    raise Misplaced(node.module)
+                self._replace(at, m.end(), "torch_musa", n.TORCH_MUSA_MODULE)
+            else:  # a submodule torch_musa has only as an attribute: left, and said
+                self.findings.append(pf.attribute_import(module))  # type: ignore[arg-type]
         if not star:
             for alias in node.names:
                 self._from_alias(alias, module, count)
@@ -235,9 +281,9 @@ class StatementRewriter:
         keep = "" if alias.asname is not None else f" as {name}"
         new = None
         if module == "torch" and name == "cuda":
-            new, rule = "musa", n.TORCH_CUDA
+            new, rule = "musa", n.ATTRIBUTE_IMPORT
         elif module == "torch.backends" and name == "cudnn":
-            new, rule = "mudnn", n.CUDNN
+            new, rule = "mudnn", n.MUDNN_IMPORT
         elif module == "torch.utils" and name == "cpp_extension" and count == 1:
             new, rule = "musa_extension", n.CPP_EXTENSION
         else:
