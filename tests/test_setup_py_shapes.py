@@ -98,3 +98,15 @@ def test_the_alias_is_the_same_api():
     proc = subprocess.run([sys.executable, "-m", "musa_port.simple_porting", "--help"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "--cuda-dir-path" in proc.stdout
+
+
+def test_a_setup_py_with_empty_rule_values_deletes(tmp_path):
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc/gemm.cu").write_text(
+        "void g(__nv_fp8_e4m3 *a, float *__restrict__ b) {\n#pragma unroll\n}\n")
+    script = tmp_path / "setup.py"
+    script.write_text(SETUP.format(extra=', mapping_rule={"__nv_fp8_e4m3 *": "", '
+                                         '"__restrict__": "", "#pragma unroll": ""}'))
+    proc = run(script, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "csrc_musa/gemm.mu").read_text() == "void g(a, float * b) {\n\n}\n"
