@@ -173,3 +173,14 @@ def test_a_rerun_after_the_upgrade_reindexes_manifests_without_exports(tmp_path)
     run_cli(root / "csrc", check=0)
     plan = json.loads(manifest.read_text().split("\n", 1)[0] + "}}")["project"]
     assert {k[0] for k in plan["kept"]} == {"quant_per_block_int8_cuda", "get_compiling_cuda_version"}
+
+
+def test_musa_converter_follows_a_port_that_renamed_exported_names(tmp_path):
+    """The C++ side ported alone with --rename-exported, the package converted after:
+    musa-converter reads the port's manifest and renames the calls, as a run of both
+    together would."""
+    root = make_tree(tmp_path, PYBIND)
+    run_cli(root / "csrc", "--rename-exported", check=0)
+    run_cli("-r", root, "--no-backup", check=0, module="musa_porting.musa_converter")
+    py = (root / "sageattention/quant.py").read_text()
+    assert "_qattn.quant_per_block_int8_musa(x)" in py and "get_compiling_musa_version" in py
