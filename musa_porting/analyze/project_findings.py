@@ -1,6 +1,7 @@
 """Findings for project symbols: each renamed name (MP1004, a note) and each name
 whose MUSA name is taken (MP1005, a warning), at its first definition site, so the
-reports and SARIF show where every rename comes from."""
+reports and SARIF show where every rename comes from; each name kept because Python
+calls it (MP1007, a note) or renamed all the same (MP1008, a warning) at its binding."""
 
 from __future__ import annotations
 
@@ -35,6 +36,15 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
             msg = (f"'{item.old}' ({site.kind}) is defined in the tree: renamed to '{item.new}' "
                    f"everywhere{where}")
             out.append(Diagnostic("MP1004", item.old, site.line, col, site.line, site.column, msg))
+        elif what == "kept":
+            msg = (f"'{item.old}' is exported to Python ({site.kind}): kept, not renamed to "
+                   f"'{item.new}'; --rename-exported renames it and the run's Python callers")
+            out.append(Diagnostic("MP1007", item.old, site.line, col, site.line, site.column, msg))
+        elif what == "exported":
+            msg = (f"'{item.old}' is exported to Python ({site.kind}) and renamed to '{item.new}' "
+                   f"(--rename-exported): the Python files of this run follow; callers outside "
+                   f"it still call '{item.old}'")
+            out.append(Diagnostic("MP1008", item.old, site.line, col, site.line, site.column, msg))
         else:
             assert isinstance(item, Collision)
             msg = f"'{item.old}' ({site.kind}) not renamed to '{item.new}': {item.reason}"
