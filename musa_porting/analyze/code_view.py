@@ -90,6 +90,7 @@ def angle_args(code: bytes, pos: int) -> tuple[list[bytes], int] | None:
 
 
 _FUNC_MARK = re.compile(rb"__global__|__device__")
+_KERNEL_MARK = re.compile(rb"__global__")
 _WRAPPERS = frozenset((b"__launch_bounds__", b"__cluster_dims__", b"__align__", b"alignas",
                        b"__attribute__", b"__declspec", b"__maxnreg__"))
 _IDENT_BEFORE = re.compile(rb"([A-Za-z_]\w*)\s*$")
@@ -131,11 +132,12 @@ def _template_before(code: bytes, pos: int) -> tuple[int, int] | None:
     return None
 
 
-def functions(code: bytes) -> list[Function]:
-    """Every device function with a body, in file order (one per body)."""
+def functions(code: bytes, kernels_only: bool = False) -> list[Function]:
+    """Every device function with a body (or every kernel), in file order (one per
+    body)."""
     out: list[Function] = []
     seen: set[int] = set()
-    for m in _FUNC_MARK.finditer(code):
+    for m in (_KERNEL_MARK if kernels_only else _FUNC_MARK).finditer(code):
         i, n = m.end(), len(code)
         name_end = None
         while i < n:

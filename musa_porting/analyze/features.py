@@ -10,6 +10,7 @@ stays, and MP1001's message names its family (``unported_note``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -47,6 +48,7 @@ _HINT = re.compile(r"Graph|Capture|Texture|Surface|Tex|Surf|Mipmap|Array|Bind|Ch
                    r"Module|Library|nvrtc|nvJitLink|Cluster|UserObject")
 
 
+@functools.lru_cache(maxsize=4096)
 def family_of(name: str) -> tuple[str, bool] | None:
     """(check, always) of the feature family a CUDA name belongs to, if any."""
     if _HINT.search(name) is None:

@@ -67,14 +67,8 @@ def ptx_hazards(scan: Scan) -> Iterator[Hazard]:
             continue
         if start > 0 and data[start - 1] in IDENT:
             continue
-        pieces, pos = [], m.end()
-        while True:
-            s = _STRING.match(data, pos)
-            if s is None:
-                break
-            pieces.append(s.group(1).decode("utf-8", "replace"))
-            pos = s.end()
-        what, instead = _describe("".join(pieces))
+        first = _STRING.match(data, m.end())  # its first instruction is in its first string
+        what, instead = _describe(first.group(1).decode("utf-8", "replace") if first else "")
         yield Hazard("MP2001", start, m.end(),
                      f"inline assembly '{data[start:m.end()].decode()}' is PTX ({what}), which "
                      f"does not run on MUSA: write {instead}")

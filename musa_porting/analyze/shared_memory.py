@@ -182,12 +182,12 @@ class _Kernel:
 def shared_memory(scan: Scan) -> Iterator[Hazard]:
     """MP2005: static and dynamic shared memory over the target's limit."""
     data = scan.out
+    if not scan.has(*KEYS):
+        return
     limit, limit_text = scan.target.shared_limit()
     if any(_array_ahead(data, at) for at in scan.at(b"__shared__")):
         code = scan.code
-        for f in functions(code):
-            if f.kind != "global":
-                continue
+        for f in functions(code, kernels_only=True):
             arrays = [a for a in _arrays(code, f.body) if not _hip(scan, a.start)]
             if arrays:
                 yield from _static(scan, _Kernel(scan, f, arrays), limit, limit_text)

@@ -36,6 +36,7 @@ KEYS = (b"ffffffff", b"FFFFFFFF", b"31", b"0x1f", b"0x1F", *SHIFT_KEYS, b"32", b
         b"__activemask", b"__shfl", b"tiled_partition", b"thread_block_tile", b"<<<",
         b"__launch_bounds__", b"dim3")
 IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+IDENT_OR_DOT = IDENT | {ord(".")}
 
 
 def _lanes(scan: Scan) -> str:
@@ -145,37 +146,40 @@ def _is_32(scan: Scan, expr: bytes) -> bool:
 
 def _thirty_two(scan: Scan, lanes: str) -> Iterator[Hazard]:
     """A 32 as the warp size: a constant or macro named for warps or lanes, or lane and
-    warp arithmetic (``% 32``, ``/ 32``, ``* 32``, ``< 32``)."""
+    warp arithmetic (``% 32``, ``/ 32``, ``* 32``, ``< 32``). Most 32s of a file are
+    ``int32_t``, ``[32]`` or ``, 32)``: the bytes around each rule those out first."""
     data = scan.out
+    n = len(data)
     for p in scan.at(b"32"):
-        m = _THIRTY_TWO.match(data, p)
-        if m is None:
-            continue
-        if p and data[p - 1] in IDENT or p and data[p - 1] == 0x2E:
-            continue
-        bol = data.rfind(b"\n", 0, p) + 1
-        at = warp_constant(data, bol, p)
-        if at is not None:
-            yield Hazard("MP2002", at, m.end(),
-                         f"'{data[at:m.end()].decode()}' fixes the warp size at 32; {lanes}: "
-                         "use warpSize, or a value per arch")
+        if p and data[p - 1] in IDENT_OR_DOT or p + 2 < n and data[p + 2] in IDENT_OR_DOT:
             continue
         k = p
-        while k > bol and data[k - 1] in _BLANK:
+        while k and data[k - 1] in _BLANK:
             k -= 1
-        op = data[k - 2:k] if data[k - 1:k] == b"=" else data[k - 1:k]
-        after = data[m.end():m.end() + 3].lstrip(b" \t")[:1]
-        if op.rstrip(b"=") in (b"%", b"/", b"*", b"<") and data[k - 2:k] not in (b"<<", b"//") \
-                and not (op == b"<" and after in (b">", b",")):
-            start = k - len(op)
-        elif after == b"*":
-            start = p
+        prev = data[k - 1] if k else 0
+        after = data[p + 2:p + 5].lstrip(b" \t")[:1]
+        before = data[k - 2] if k > 1 else 0
+        if prev == 0x3D:  # "=": "%= 32" counts lanes, "= 32" or "== 32" is a constant
+            start = k - 2 if before in b"%/*<" else None
+        elif prev == 0x3C:  # "<": "lane < 32", not "x << 32" nor "Foo<32>"
+            start = None if before == 0x3C or after in (b">", b",") else k - 1
+        elif prev in b"%*" or prev == 0x2F and before != 0x2F:
+            start = k - 1
         else:
+            start = p if after == b"*" else None
+        if start is not None:
+            if _warpish(scan, p):
+                text = data[start:p + 2] if start < p else data[p:p + 2] + b" *"
+                yield Hazard("MP2002", start, max(p + 2, start + len(text)),
+                             f"'{text.decode()}' counts lanes of a 32-lane warp; {lanes}")
             continue
-        if _warpish(scan, p):
-            text = data[start:m.end()] if start < p else data[p:m.end()] + b" *"
-            yield Hazard("MP2002", start, max(m.end(), start + len(text)),
-                         f"'{text.decode()}' counts lanes of a 32-lane warp; {lanes}")
+        if prev in IDENT or prev in b"={":
+            bol = data.rfind(b"\n", 0, p) + 1
+            at = warp_constant(data, bol, p)
+            if at is not None:
+                yield Hazard("MP2002", at, p + 2,
+                             f"'{data[at:p + 2].decode()}' fixes the warp size at 32; {lanes}: use "
+                             "warpSize, or a value per arch")
 
 
 def _shuffle_width(scan: Scan, lanes: str) -> Iterator[Hazard]:
