@@ -313,3 +313,13 @@ def test_a_macro_body_is_reported_once_at_its_definition(hazards):
             "  v += __shfl_down_sync(0xffffffff, v, 8)\n"
             "__device__ float f(float v) { WARP_REDUCE(v); WARP_REDUCE(v); return v; }\n")
     assert hazards(code) == [("MP2002", "0xffffffff", 2)]
+
+
+def test_version_checks_say_when_musa_takes_the_current_branch(hazards):
+    # mmcv's scatter_points and parrots helpers: branches for CUDA < 9 and sm < 2.0
+    hazards("#if CUDA_VERSION < 9000\n#endif\n#if __CUDA_ARCH__ < 200\n#endif\n"
+            "#if __CUDA_ARCH__ >= 530\n#endif\n")
+    old_toolkit, old_arch, half = hazards.messages
+    assert "current CUDA toolkit" in old_toolkit and "likely meant" in old_toolkit
+    assert "as on current NVIDIA GPUs" in old_arch
+    assert "likely meant" not in half  # sm_53+ is true on NVIDIA today, never on MUSA

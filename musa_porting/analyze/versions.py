@@ -28,6 +28,9 @@ LIBRARY_VERSIONS = {"CUDNN_VERSION": "cuDNN", "CUDNN_MAJOR": "cuDNN", "CUBLAS_VE
 _KNOWN = ARCH_NAMES | TOOLKIT_VERSIONS | NVCC_VERSIONS | frozenset(LIBRARY_VERSIONS)
 _NAME_THEN_NUMBER = re.compile(rb"\s*([<>]=?|==|!=)\s*\(?\s*(\d+)")
 _NUMBER_THEN_NAME = re.compile(rb"(?<![A-Za-z0-9_.])(\d+)\s*\)?\s*([<>]=?|==|!=)\s*$")
+CURRENT_ARCHES = (800, 860, 890, 900)  # the NVIDIA GPUs code is written for today
+CURRENT_TOOLKITS = (11080, 12000, 12080, 13000)
+MUSA_VERSION = 50200  # the brief's example of a MUSA release number
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _LEAD = re.compile(rb"[ \t\xef\xbb\xbf]*")
 _DIRECTIVE = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b([^\n]*)")
@@ -51,6 +54,9 @@ def arch_advice(op: str, number: int) -> tuple[str, str]:
         does = "true on every MUSA arch (__MUSA_ARCH__ is 210, 220 or 310)"
     else:
         does = f"true only on {'/'.join(true_on)}"
+    current = {_holds(op, v, number) for v in CURRENT_ARCHES}
+    if len(current) == 1 and all(_holds(op, v, number) in current for v in values.values()):
+        does += ", as on current NVIDIA GPUs (sm_80, sm_90): the branch MUSA takes is likely meant"
     if number >= 900:
         counterpart = f"sm_{number // 10} corresponds to __MUSA_ARCH__ {op} 310"
     elif number >= 800:
@@ -71,9 +77,12 @@ def _message(cuda: str, shown: str, op: str, number: int) -> str:
         does, counterpart = arch_advice(op, number)
         return f"{text} compares a CUDA arch number: {does}; {counterpart}"
     if cuda in TOOLKIT_VERSIONS:
+        same = {_holds(op, v, number) for v in (*CURRENT_TOOLKITS, MUSA_VERSION)}
+        likely = (": it takes the branch a current CUDA toolkit (11.x-13.x) takes, which is likely "
+                  "meant") if len(same) == 1 else ""
         return (f"{text} compares a CUDA version ({_cuda_version(number)}); after the rename it "
-                "is MUSA's release number (50200 is MUSA 5.2): compare with the MUSA release "
-                "that has what the branch needs")
+                f"is MUSA's release number ({MUSA_VERSION} is MUSA 5.2){likely}; compare with the "
+                "MUSA release that has what the branch needs")
     if cuda in NVCC_VERSIONS:
         return (f"{text} tests nvcc's version; mcc may not define {cuda}, or not as nvcc does "
                 "(then the other branch is compiled): test __MUSACC__ instead")
