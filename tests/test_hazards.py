@@ -323,3 +323,10 @@ def test_version_checks_say_when_musa_takes_the_current_branch(hazards):
     assert "current CUDA toolkit" in old_toolkit and "likely meant" in old_toolkit
     assert "as on current NVIDIA GPUs" in old_arch
     assert "likely meant" not in half  # sm_53+ is true on NVIDIA today, never on MUSA
+
+
+def test_a_finding_in_a_macro_lands_on_its_argument(hazards):
+    # Marlin-style launch macros (vLLM's quantized GEMMs): the argument on its own line
+    code = ("#define LAUNCH(K, SMEM) \\\n  cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize,"
+            " \\\n                       SMEM)\n")
+    assert hazards(code) == [("MP2005", "SMEM", 3)]

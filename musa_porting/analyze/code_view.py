@@ -51,7 +51,8 @@ def match(code: bytes, pos: int) -> int:
 
 
 def split_args(text: bytes) -> list[bytes]:
-    """Top-level comma-separated pieces of an argument list (brackets and <> nest)."""
+    """Top-level comma-separated pieces of an argument list (brackets and <> nest),
+    without the blanks and line continuations around them (a macro's body)."""
     out, depth, angle, start = [], 0, 0, 0
     for i, c in enumerate(text):
         if c in b"([{":
@@ -64,10 +65,13 @@ def split_args(text: bytes) -> list[bytes]:
         elif c == 0x3E and depth == 0 and angle and (i + 1 == len(text) or text[i + 1] != 0x3E):
             angle -= 1
         elif c == 0x2C and depth == 0 and angle == 0:
-            out.append(text[start:i].strip())
+            out.append(text[start:i].strip(_AROUND))
             start = i + 1
-    out.append(text[start:].strip())
+    out.append(text[start:].strip(_AROUND))
     return out
+
+
+_AROUND = b" \t\r\n\\"
 
 
 def angle_args(code: bytes, pos: int) -> tuple[list[bytes], int] | None:
