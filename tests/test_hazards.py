@@ -330,3 +330,10 @@ def test_a_finding_in_a_macro_lands_on_its_argument(hazards):
     code = ("#define LAUNCH(K, SMEM) \\\n  cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize,"
             " \\\n                       SMEM)\n")
     assert hazards(code) == [("MP2005", "SMEM", 3)]
+
+
+def test_a_template_argument_of_32_is_not_a_lane_count(hazards):
+    # CUB's tuning policies: a 32 given to a template, with a comment after it
+    code = ("using P = AgentSubWarpMergeSortPolicy<32 /* threads per segment */, 4>;\n"
+            "__device__ bool first_warp() { return threadIdx.x < 32; }\n")
+    assert hazards(code) == [("MP2002", "< 32", 2)]

@@ -161,8 +161,8 @@ def _thirty_two(scan: Scan, lanes: str) -> Iterator[Hazard]:
         before = data[k - 2] if k > 1 else 0
         if prev == 0x3D:  # "=": "%= 32" counts lanes, "= 32" or "== 32" is a constant
             start = k - 2 if before in b"%/*<" else None
-        elif prev == 0x3C:  # "<": "lane < 32", not "x << 32" nor "Foo<32>"
-            start = None if before == 0x3C or after in (b">", b",") else k - 1
+        elif prev == 0x3C:  # "<": "lane < 32", not "x << 32" nor "Foo<32>", "Policy<32 /* */,"
+            start = None if before == 0x3C or before in IDENT or after in (b">", b",") else k - 1
         elif prev in b"%*" or prev == 0x2F and before != 0x2F:
             start = k - 1
         else:
