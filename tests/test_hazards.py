@@ -327,8 +327,9 @@ def test_version_checks_say_when_musa_takes_the_current_branch(hazards):
 
 def test_a_finding_in_a_macro_lands_on_its_argument(hazards):
     # Marlin-style launch macros (vLLM's quantized GEMMs): the argument on its own line
-    code = ("#define LAUNCH(K, SMEM) \\\n  cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize,"
-            " \\\n                       SMEM)\n")
+    code = ("#define LAUNCH(K, SMEM) \\\n"
+            "  cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize, \\\n"
+            "                       SMEM)\n")
     assert hazards(code) == [("MP2005", "SMEM", 3)]
 
 

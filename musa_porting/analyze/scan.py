@@ -82,15 +82,16 @@ class Scan:
 
     @cached_property
     def launches(self) -> list[tuple[int, list[bytes]]]:
-        """Each ``<<<...>>>`` launch: where its arguments start, and the arguments."""
+        """Each ``<<<...>>>`` launch: where its arguments start, and the arguments (one in
+        a comment too: the hazard is dropped there later)."""
         out: list[tuple[int, list[bytes]]] = []
         if not self.has(b"<<<"):
             return out
-        code = self.code
+        code = self.out  # a launch's arguments hold no comment, as a rule: no code view
         last = -3
         for pos in self.at(b"<<<"):
-            if pos < last + 3 or code[pos:pos + 3] != b"<<<":
-                continue  # <<<< and what is in comments
+            if pos < last + 3:
+                continue  # <<<<
             last = pos
             close = code.find(b">>>", pos + 3, pos + 2000)
             if close >= 0:
