@@ -338,3 +338,10 @@ def test_a_template_argument_of_32_is_not_a_lane_count(hazards):
     code = ("using P = AgentSubWarpMergeSortPolicy<32 /* threads per segment */, 4>;\n"
             "__device__ bool first_warp() { return threadIdx.x < 32; }\n")
     assert hazards(code) == [("MP2002", "< 32", 2)]
+
+
+def test_a_name_two_checks_know_is_reported_once(hazards):
+    # a JIT loader asking for a kernel's PTX version (driver API code)
+    code = "int v(CUfunction k, int* v) { return cuFuncGetAttribute(v, CU_FUNC_ATTRIBUTE_PTX_VERSION, k); }\n"
+    assert hazards(code, name="jit.cpp") == [("MP2107", "MU_FUNC_ATTRIBUTE_PTX_VERSION", 1)]
+    assert "MUSA kernels are not PTX" in hazards.messages[0]

@@ -65,7 +65,15 @@ def unported_note(name: str) -> str:
     if fam is None:
         return ""
     check = CHECKS[fam[0]]
-    return f" ({_TITLES[check.id]}: {check.instead[0].lower()}{check.instead[1:].rstrip('.')})"
+    return f" ({_TITLES[check.id]}: {_clause(check.instead)})"
+
+
+def _clause(sentence: str) -> str:
+    """A sentence of the catalogue as a clause: "Use X." -> "use X" (MUSA stays MUSA)."""
+    sentence = sentence.rstrip(".")
+    if len(sentence) > 1 and sentence[1].islower():
+        return sentence[0].lower() + sentence[1:]
+    return sentence
 
 
 def feature_hazards(scan: Scan) -> Iterator[Hazard]:
@@ -84,10 +92,8 @@ def feature_hazards(scan: Scan) -> Iterator[Hazard]:
         start, end = edits.out_starts[i], edits.out_ends[i]
         title = _TITLES[check]
         if always:
-            why = CHECKS[check].why.split(":")[0]
-            message = f"'{e.new}' ({title}, was {e.old}): {why[0].lower()}{why[1:]}"
+            message = f"'{e.new}' ({title}, was {e.old}): {_clause(CHECKS[check].why.split(':')[0])}"
         else:
             message = (f"'{e.new}' ({title}, was {e.old}) is a name the vendor's tables do not "
-                       f"give: MUSA may not have it; {CHECKS[check].instead[0].lower()}"
-                       f"{CHECKS[check].instead[1:].rstrip('.')}")
+                       f"give: MUSA may not have it; {_clause(CHECKS[check].instead)}")
         yield Hazard(check, start, end, message, device=False)

@@ -76,6 +76,7 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
     macros = _Spans((s, e, "") for s, e in macro_spans(out)) if b"\\\n" in out or b"\\\r\n" in out \
         else None
     seen: set[tuple[str, int, str]] = set()
+    places: set[tuple[str, int]] = set()
     line, pos = 1, 0
     for h in hazards:
         line += out.count(b"\n", pos, h.start)
@@ -86,9 +87,10 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
             if at is not None:
                 where = -at - 1
         key = (h.id, where, _QUOTED.sub("", h.message))
-        if key in seen:
-            continue
+        if key in seen or (h.id, h.start) in places:
+            continue  # or the same place found twice (a name the tables and a check both know)
         seen.add(key)
+        places.add((h.id, h.start))
         yield h
 
 
