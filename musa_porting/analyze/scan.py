@@ -11,7 +11,7 @@ from functools import cached_property
 
 from .arches import Target
 from .code_view import blank, split_args
-from .consts import Constants
+from .consts import Constants, Unknown, evaluate
 from .host_code import platform_spans
 from .literals import occurrences
 from .offsets import EditMap
@@ -29,6 +29,10 @@ class Hazard:
 
 
 _STATEMENT_END = frozenset(b";{}")
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_NOT_CONSTANTS = frozenset((b"sizeof", b"int", b"unsigned", b"long", b"short", b"char", b"float",
+                            b"double", b"size_t", b"const", b"signed", b"int64_t", b"uint32_t",
+                            b"uint64_t", b"int32_t"))
 # Words without which a file has no platform branch (host_code.platform_spans).
 PLATFORM_KEYS = (b"ARCH__", b"CC__", b"HIP", b"ROCM")
 
@@ -45,6 +49,7 @@ class Scan:
         self.rel = rel
         self._noncode = noncode
         self._keys = keys
+        self._names: dict[bytes, bool] = {}
 
     @cached_property
     def hits(self) -> dict[bytes, list[int]]:
@@ -97,6 +102,32 @@ class Scan:
             if close >= 0:
                 out.append((pos + 3, split_args(code[pos + 3:close])))
         return out
+
+    def value(self, expr: bytes) -> int | None:
+        """The value of a constant expression: a number, or names this file defines
+        (not ``Policy::BLOCK_THREADS`` nor ``p.size``, which a lexer cannot know: the
+        file's constants are not even gathered for them)."""
+        try:
+            return evaluate(expr, {})
+        except Unknown:
+            pass
+        if b"::" in expr or b"." in expr or b"->" in expr or b"(" in expr and b"sizeof" not in expr:
+            return None
+        if not all(self._defined(n) for n in _NAME.findall(expr) if n not in _NOT_CONSTANTS):
+            return None  # a name from another file (THREADS_PER_BLOCK of a header)
+        try:
+            return self.constants.evaluate(expr)
+        except Unknown:
+            return None
+
+    def _defined(self, name: bytes) -> bool:
+        """Whether the file may define ``name`` (``#define NAME``, ``NAME =``, ``NAME{``):
+        asked before the file's constants are gathered, which costs a lexer pass."""
+        known = self._names.get(name)
+        if known is None:
+            pattern = rb"define[ \t]+" + name + rb"\b|\b" + name + rb"\s*(?:=[^=]|\{)"
+            known = self._names[name] = re.search(pattern, self.out) is not None
+        return known
 
     def statement(self, pos: int, reach: int = 400) -> tuple[int, int]:
         """The statement around ``pos``: from after the ``;``, ``{`` or ``}`` before it

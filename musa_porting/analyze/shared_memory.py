@@ -37,6 +37,7 @@ _DISPATCH_TYPES = frozenset(("scalar_t", "accscalar_t", "acc_t", "index_t_", "T"
                              "DType", "Dtype", "dtype", "data_t", "value_t", "input_t", "output_t"))
 KEYS = (b"__shared__", b"MaxDynamicSharedMemorySize", b"<<<")
 _SET_ATTRIBUTE = re.compile(rb"\w*FuncSetAttribute\s*\(")
+IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 DEPENDENT = 8  # bytes of a type that depends on a template parameter: double
 
 
@@ -106,14 +107,18 @@ class _Kernel:
         code, name = self.scan.code, self.f.name.encode()
         found = False
         if self.params and name:
-            for m in re.finditer(rb"\b" + re.escape(name) + rb"\s*<", code):
-                got = angle_args(code, m.end() - 1)
-                if got is None or len(got[0]) > len(self.params):
-                    continue
-                bound = self._bind(got[0])
-                if bound is not None:
-                    found = True
-                    yield bound[0], bound[1], m.start()
+            at = code.find(name)
+            while at >= 0:
+                end = at + len(name)
+                lt = end + len(code[end:end + 20]) - len(code[end:end + 20].lstrip())
+                got = angle_args(code, lt) if code[lt:lt + 1] == b"<" and (
+                    at == 0 or code[at - 1] not in IDENT) else None
+                if got is not None and len(got[0]) <= len(self.params):
+                    bound = self._bind(got[0])
+                    if bound is not None:
+                        found = True
+                        yield bound[0], bound[1], at
+                at = code.find(name, end)
         if not found:
             bound = self._bind([])
             if bound is not None:
@@ -196,11 +201,8 @@ def shared_memory(scan: Scan) -> Iterator[Hazard]:
     if scan.launches:
         for at, args in scan.launches:
             if len(args) >= 3 and args[2]:
-                try:
-                    n = scan.constants.evaluate(args[2])
-                except Unknown:
-                    continue
-                if n > limit:
+                n = scan.value(args[2])
+                if n is not None and n > limit:
                     pos = data.find(args[2], at)
                     yield Hazard("MP2005", pos, pos + len(args[2]),
                                  f"the launch asks for {n:,} bytes of dynamic shared memory, over "
@@ -255,9 +257,8 @@ def _dynamic_attribute(scan: Scan, limit: int, limit_text: str) -> Iterator[Haza
         if len(args) < 3 or b"MaxDynamicSharedMemorySize" not in args[1]:
             continue
         pos = data.find(args[2], m.end(), close)
-        try:
-            n = scan.constants.evaluate(args[2])
-        except Unknown:
+        n = scan.value(args[2])
+        if n is None:
             yield Hazard("MP2005", pos, pos + len(args[2]),
                          f"dynamic shared memory is raised to '{args[2].decode()}' bytes; CUDA needs "
                          f"this only above 49,152 bytes, more than {limit:,}, {limit_text}: this "

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 
 from .arches import wide_names
 from .code_view import angle_args, match, split_args
-from .consts import Unknown, evaluate
 from .scan import Hazard, Scan
 
 _WARPISH = re.compile(rb"(?i:lane|warp|thread_?i(?:dx?|ndex)|blockdim)|(?<![A-Za-z])[lgt]?tid(?![a-z])")
@@ -136,12 +135,7 @@ def warp_size(scan: Scan) -> Iterator[Hazard]:
 
 
 def _is_32(scan: Scan, expr: bytes) -> bool:
-    if expr.strip() == b"32":
-        return True
-    try:
-        return scan.constants.evaluate(expr) == 32
-    except Unknown:
-        return False
+    return expr.strip() == b"32" or scan.value(expr) == 32
 
 
 def _thirty_two(scan: Scan, lanes: str) -> Iterator[Hazard]:
@@ -198,7 +192,7 @@ def _shuffle_width(scan: Scan, lanes: str) -> Iterator[Hazard]:
 
 
 _BOUNDS = re.compile(rb"__launch_bounds__\s*\(")
-_DIM3 = re.compile(rb"\bdim3\s+([A-Za-z_]\w*)\s*(?:\(|\{|=\s*dim3\s*[({])")
+_DIM3 = re.compile(rb"dim3\s+([A-Za-z_]\w*)\s*(?:\(|\{|=\s*dim3\s*[({])")
 
 
 def block_size(scan: Scan) -> Iterator[Hazard]:
@@ -240,28 +234,13 @@ def _size(scan: Scan, expr: bytes) -> int | None:
         if rest[:1] not in (b"(", b"{") or rest[-1:] not in (b")", b"}"):
             return None
         return _product(scan, split_args(rest[1:-1]))
-    return _value(scan, expr)
-
-
-def _value(scan: Scan, expr: bytes) -> int | None:
-    """A constant: a number, or names this file defines (not ``Policy::BLOCK_THREADS``,
-    whose value a lexer cannot know: the file's constants are not even looked at)."""
-    try:
-        return evaluate(expr, {})
-    except Unknown:
-        pass
-    if b"::" in expr or b"<" in expr or b"." in expr or b"->" in expr:
-        return None
-    try:
-        return scan.constants.evaluate(expr)
-    except Unknown:
-        return None
+    return scan.value(expr)
 
 
 def _product(scan: Scan, dims: list[bytes]) -> int | None:
     total = 1
     for d in dims:
-        v = _value(scan, d)
+        v = scan.value(d)
         if v is None:
             return None
         total *= v
@@ -273,11 +252,14 @@ def _dim3_variables(scan: Scan) -> dict[bytes, tuple[tuple[int, int], int]]:
     declared twice with different sizes is left out."""
     out: dict[bytes, tuple[tuple[int, int], int]] = {}
     clash: set[bytes] = set()
-    code = scan.code
-    for m in _DIM3.finditer(code):
+    data = scan.out
+    for at in scan.at(b"dim3"):
+        m = _DIM3.match(data, at)
+        if m is None or at and data[at - 1] in IDENT:
+            continue
         open_at = m.end() - 1
-        close = match(code, open_at)
-        size = _product(scan, split_args(code[open_at + 1:close - 1]))
+        close = match(data, open_at)
+        size = _product(scan, split_args(data[open_at + 1:close - 1]))
         name = m.group(1)
         if size is None or (name in out and out[name][1] != size):
             clash.add(name)
