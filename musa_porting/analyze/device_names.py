@@ -81,12 +81,13 @@ _PREFIX_KEYS = ("SM70_", "SM75_", "SM80_", "SM86_", "SM89_", "SM90_", "SM100_", 
                 "_FUNC_ATTRIBUTE_PTX_VERSION")
 KEYS = tuple(k.encode() for k in (*_NAMES, *_PREFIX_KEYS))
 _PREFIX_SET = frozenset(k.encode() for k in _PREFIX_KEYS)
+_KEY_SET = frozenset(KEYS)
 
 
 def name_hazards(scan: Scan) -> Iterator[Hazard]:
     data = scan.out
     hits = scan.hits
-    found = sorted((s, k) for k in KEYS if k in hits for s in hits[k])
+    found = sorted((s, k) for k in _KEY_SET.intersection(hits) for s in hits[k])
     for s, key in found:
         if key in _PREFIX_SET:
             yield from _prefixed(data, s)

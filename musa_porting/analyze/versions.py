@@ -11,6 +11,7 @@ had (``__MUSA_ARCH__ >= 220`` written by hand) is MUSA's number, and not reporte
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -43,6 +44,7 @@ def _holds(op: str, a: int, b: int) -> bool:
     return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
 
 
+@functools.lru_cache(maxsize=256)
 def arch_advice(op: str, number: int) -> tuple[str, str]:
     """What ``__MUSA_ARCH__ op number`` does on MUSA, and the MUSA number that
     corresponds (the brief's table: sm_80 ~ 220, sm_90 ~ 310)."""
