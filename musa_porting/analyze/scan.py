@@ -29,6 +29,7 @@ class Hazard:
 
 
 _STATEMENT_END = frozenset(b";{}")
+IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _NOT_CONSTANTS = frozenset((b"sizeof", b"int", b"unsigned", b"long", b"short", b"char", b"float",
                             b"double", b"size_t", b"const", b"signed", b"int64_t", b"uint32_t",
@@ -125,8 +126,7 @@ class Scan:
         asked before the file's constants are gathered, which costs a lexer pass."""
         known = self._names.get(name)
         if known is None:
-            pattern = rb"define[ \t]+" + name + rb"\b|\b" + name + rb"\s*(?:=[^=]|\{)"
-            known = self._names[name] = re.search(pattern, self.out) is not None
+            known = self._names[name] = _defines(self.out, name)
         return known
 
     def statement(self, pos: int, reach: int = 400) -> tuple[int, int]:
@@ -151,6 +151,21 @@ class Scan:
         s = self.out.rfind(b"\n", 0, pos) + 1
         e = self.out.find(b"\n", pos)
         return s, (len(self.out) if e < 0 else e)
+
+
+def _defines(data: bytes, name: bytes) -> bool:
+    """Whether ``name`` stands somewhere in ``data`` as ``#define name``, ``name =`` or
+    ``name{``: read at each of its occurrences (a regex for it tries every offset)."""
+    at, n = data.find(name), len(name)
+    while at >= 0:
+        end = at + n
+        if (at == 0 or data[at - 1] not in IDENT) and (end == len(data) or data[end] not in IDENT):
+            after = data[end:end + 20].lstrip(b" \t")
+            if after[:1] == b"{" or after[:1] == b"=" and after[1:2] != b"=" or \
+                    data[max(0, at - 30):at].rstrip(b" \t").endswith(b"define"):
+                return True
+        at = data.find(name, end)
+    return False
 
 
 def _directive_line(data: bytes, start: int) -> bool:

@@ -38,8 +38,14 @@ IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 IDENT_OR_DOT = IDENT | {ord(".")}
 
 
-def _lanes(scan: Scan) -> str:
-    return f"MUSA warps are 128 lanes on {wide_names(scan.target.arches)}"
+class _Lanes:
+    """"MUSA warps are 128 lanes on mp_22", worked out when a message needs it."""
+
+    def __init__(self, scan: Scan):
+        self.scan = scan
+
+    def __format__(self, spec: str) -> str:
+        return f"MUSA warps are 128 lanes on {wide_names(self.scan.target.arches)}"
 
 
 def warp_constant(data: bytes, bol: int, end: int) -> int | None:
@@ -82,7 +88,7 @@ def _warpish(scan: Scan, pos: int) -> bool:
 def warp_size(scan: Scan) -> Iterator[Hazard]:
     """MP2002: 32-lane assumptions."""
     data = scan.out
-    lanes = _lanes(scan)
+    lanes = _Lanes(scan)
     for at in scan.at(b"ffffffff", b"FFFFFFFF"):
         m = _MASK.match(data, at - 2) if at >= 2 else None
         if m is None or m.start() and data[m.start() - 1] in IDENT:
@@ -138,7 +144,7 @@ def _is_32(scan: Scan, expr: bytes) -> bool:
     return expr.strip() == b"32" or scan.value(expr) == 32
 
 
-def _thirty_two(scan: Scan, lanes: str) -> Iterator[Hazard]:
+def _thirty_two(scan: Scan, lanes: _Lanes) -> Iterator[Hazard]:
     """A 32 as the warp size: a constant or macro named for warps or lanes, or lane and
     warp arithmetic (``% 32``, ``/ 32``, ``* 32``, ``< 32``). Most 32s of a file are
     ``int32_t``, ``[32]`` or ``, 32)``: the bytes around each rule those out first."""
@@ -176,7 +182,7 @@ def _thirty_two(scan: Scan, lanes: str) -> Iterator[Hazard]:
                              "warpSize, or a value per arch")
 
 
-def _shuffle_width(scan: Scan, lanes: str) -> Iterator[Hazard]:
+def _shuffle_width(scan: Scan, lanes: _Lanes) -> Iterator[Hazard]:
     data = scan.out
     for at in scan.at(b"__shfl"):
         m = _SHFL.match(data, at)
@@ -198,7 +204,7 @@ _DIM3 = re.compile(rb"dim3\s+([A-Za-z_]\w*)\s*(?:\(|\{|=\s*dim3\s*[({])")
 def block_size(scan: Scan) -> Iterator[Hazard]:
     """MP2004: a constant block size that is not a multiple of 128 threads."""
     data = scan.out
-    wide = wide_names(scan.target.arches)
+    wide = _Lanes(scan)
     if scan.launches:
         dims = _dim3_variables(scan) if scan.has(b"dim3") else {}
         for at, args in scan.launches:
@@ -212,7 +218,7 @@ def block_size(scan: Scan) -> Iterator[Hazard]:
             if size and size > 1 and size % 128:  # one thread: a serial kernel, meant so
                 yield Hazard("MP2004", where[0], where[1],
                              f"a block of {size} threads ('{data[where[0]:where[1]].decode()}') is "
-                             f"not a multiple of 128: MUSA warps are 128 lanes on {wide}, so "
+                             f"not a multiple of 128: {wide}, so "
                              f"{128 - size % 128} lanes of a warp stay idle")
     for at in scan.at(b"__launch_bounds__"):
         m = _BOUNDS.match(data, at)
@@ -223,7 +229,7 @@ def block_size(scan: Scan) -> Iterator[Hazard]:
             if size and size > 1 and size % 128:
                 yield Hazard("MP2004", m.start(), close,
                              f"'{data[m.start():close].decode()}' bounds blocks to {size} threads, "
-                             f"not a multiple of 128: MUSA warps are 128 lanes on {wide}")
+                             f"not a multiple of 128: {wide}")
 
 
 def _size(scan: Scan, expr: bytes) -> int | None:
