@@ -12,18 +12,20 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from musa_porting.analyze import hazards, residuals
+from musa_porting.analyze import residuals, warp
 from musa_porting.analyze.symbols import WordFinder
 from musa_porting.rules.vocabulary import build_vocabulary
 
 # Small alphabets that make the heads (cuda, CU_, NVx, __nv, cuX) and their
 # near misses likely.
 residual_text = st.text(alphabet="cudaCUDANVnv_xX9 .:(\n", max_size=120)
-warp_text = st.text(alphabet="warpWARP_x =#defin\t32", max_size=60)
+warp_text = st.text(alphabet="warpWARPlneL_x =!<{#defin\t32", max_size=60)
 
-# The definition of the warp-size context that hazards.warp_context reads backwards.
-WARP_ASSIGN_RE = re.compile(rb"(?:[A-Za-z0-9_]*(?:[wW]arp|WARP)[A-Za-z0-9_]*[ \t]*=|"
-                            rb"#[ \t]*define[ \t]+[A-Za-z0-9_]*WARP[A-Za-z0-9_]*)[ \t]*$")
+# The definition of the warp-size constant that warp.warp_constant reads backwards: a
+# name holding "warp" or "lane" (any case) assigned (=, {) or #defined.
+WARP_ASSIGN_RE = re.compile(rb"(?:[A-Za-z0-9_]*(?i:warp|lane)[A-Za-z0-9_]*[ \t]*"
+                            rb"(?:(?<![=!<>])=[ \t]*\{?|\{)|"
+                            rb"#[ \t]*define[ \t]+[A-Za-z0-9_]*(?i:warp|lane)[A-Za-z0-9_]*)[ \t]*$")
 
 
 @settings(max_examples=800, deadline=None)
@@ -44,7 +46,7 @@ def test_residual_matches_use_the_automaton():
 def test_warp_context_is_the_regex_search(text):
     data = text.encode()
     m = WARP_ASSIGN_RE.search(data)
-    assert hazards.warp_context(data, 0, len(data)) == (m.start() if m else None)
+    assert warp.warp_constant(data, 0, len(data)) == (m.start() if m else None)
 
 
 @settings(max_examples=300, deadline=None)
@@ -71,4 +73,4 @@ def test_scans_agree_on_the_fixtures():
                 [m.span() for m in residuals.RESIDUAL_RE.finditer(data)], path
             for line in data.splitlines():
                 m = WARP_ASSIGN_RE.search(line)
-                assert hazards.warp_context(line, 0, len(line)) == (m.start() if m else None)
+                assert warp.warp_constant(line, 0, len(line)) == (m.start() if m else None)

@@ -149,3 +149,20 @@ def test_real_mmcv_leaves_no_torch_or_cuda_api_unported(mmcv_csrc, tmp_path):
         out / "common/cuda/carafe_cuda_kernel.muh").read_text()
     spconv = (out / "common/utils/spconv/tensorview/helper_launch.h").read_text()
     assert "MUSA_NUM_THREADS" in spconv  # torch's CUDA_NUM_THREADS, which mmcv redefines
+
+
+def test_real_mmcv_reports_the_manuals_shared_memory_case(mmcv_csrc, tmp_path):
+    """The torch_musa manual's mcc error on upfirdn2d_kernel.mu for an MTT S3000
+    (``shared memory (42984) exceeds limit (28672)``) is pointed at before any compile,
+    with the bytes and the limit of --arch mp_21, on the line that declares the tile."""
+    report = tmp_path / "r.json"
+    run_cli(mmcv_csrc, "-o", tmp_path / "out", "--ignore", ",".join(IGNORES), "--rule",
+            MMCV_RULES_JSON, "--arch", "mp_21", "--report-json", report, "-q", check=0)
+    shared = [d for d in json.loads(report.read_text())["diagnostics"]
+              if d["id"] == "MP2005" and d["file"] == "pytorch/cuda/upfirdn2d_kernel.mu"]
+    assert len(shared) == 1
+    d = shared[0]
+    source = (mmcv_csrc / "pytorch/cuda/upfirdn2d_kernel.cu").read_text().splitlines()
+    assert "__shared__ volatile scalar_t sx[tileInH][tileInW][loopMinor];" in source[d["line"] - 1]
+    assert "42,888 bytes" in d["message"] and "28,672 bytes" in d["message"]
+    assert "mp_21 (MTT S80/S3000)" in d["message"] and "upfirdn2d_kernel_small" in d["message"]

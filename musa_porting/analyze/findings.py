@@ -15,8 +15,11 @@ from itertools import islice
 
 from ..port import lexer
 from ..port.engine import Edit
+from .arches import Target
 from .checks import Diagnostic
-from .hazards import HAZARD_MESSAGES, hazards
+from .features import unported_note
+from .hazards import find_hazards
+from .offsets import EditMap
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
 
 # Findings kept per file, in file order; beyond them only a count per ID is kept, so a
@@ -35,12 +38,6 @@ def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]
     return out
 
 
-def _source_offset(out_offset: int, ends: list[int], deltas: list[int]) -> int:
-    """Map an output offset to the source: subtract the growth of the edits before it."""
-    idx = bisect_right(ends, out_offset) - 1
-    return out_offset - (deltas[idx] if idx >= 0 else 0)
-
-
 def find_diagnostics(
     src: bytes,
     out: bytes,
@@ -49,6 +46,8 @@ def find_diagnostics(
     lexed: lexer.Lexed | None = None,
     limit: int | None = None,
     dropped: dict[str, int] | None = None,
+    target: Target | None = None,
+    rel: str = "",
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
@@ -56,27 +55,21 @@ def find_diagnostics(
     port already did: a finding in the output is mapped back to its place in the
     source, where these say whether it stands in code. With ``limit``, only the first
     ``limit`` findings (in file order) are built; the rest are counted per ID into
-    ``dropped``.
+    ``dropped``. ``target`` (the run's arches) and ``rel`` (the file's path, which says
+    whether it is a host source) are for the hazards.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)
-    found_hazards = list(hazards(out))
-    # Edit positions in output coordinates, to map findings back to the source.
-    ends: list[int] = []
-    deltas: list[int] = []
-    delta = 0
-    for e in edits:
-        new = e.new
-        new_len = len(new) if new.isascii() else len(new.encode("utf-8", "surrogateescape"))
-        ends.append(e.start + delta + new_len)
-        delta += new_len - (e.end - e.start)
-        deltas.append(delta)
+    emap = EditMap(edits)  # to map findings back to the source
+    to_src, to_out = emap.to_src, emap.to_out
+    found_hazards = find_hazards(out, emap, target, rel,
+                                 lambda: [(to_out(s), to_out(e)) for s, e, _ in lexed.typed])
     protected = lexed.markers  # never edited: the same in the source and the output
     all_includes = lexer.includes(out) if b"#" in out else []
     bad_includes = [
         inc for inc in all_includes
         if (inc.target in knowledge.cuda_headers or CUDA_HEADER_RE.search(inc.target))
-        and not any(s <= _source_offset(inc.start, ends, deltas) < e for s, e in protected)
+        and not any(s <= to_src(inc.start) < e for s, e in protected)
         and not (knowledge.tree_include is not None and knowledge.tree_include(inc.target))
     ]
     if not residuals and not found_hazards and not bad_includes:
@@ -90,7 +83,7 @@ def find_diagnostics(
     nc_starts = [s for s, _ in noncode]
 
     def in_noncode(off: int) -> bool:
-        so = _source_offset(off, ends, deltas)
+        so = to_src(off)
         i = bisect_right(nc_starts, so) - 1
         return i >= 0 and noncode[i][0] <= so < noncode[i][1]
 
@@ -109,13 +102,13 @@ def find_diagnostics(
             if name in keep or name in BUILTIN_KEEP:
                 continue
             if name in known:
-                yield (off, "MP1001", name, f"'{name}' is a CUDA API with no MUSA equivalent here")
+                yield (off, "MP1001", name,
+                       f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}")
             else:
                 yield (off, "MP1002", name, f"'{name}' looks like CUDA and is not ported")
 
-    hazards_raw = [(off, check_id, text_b.decode("ascii", "replace"),
-                    HAZARD_MESSAGES[check_id].format(text_b.decode("ascii", "replace")))
-                   for check_id, off, text_b in found_hazards if not in_noncode(off)]
+    hazards_raw = [(h.start, h.id, _text(out, h.start, h.end), h.message)
+                   for h in found_hazards if not in_noncode(h.start)]
     # (offset, id, text, message), in file order: streamed, so that ``limit`` bounds memory.
     stream = heapq.merge(sorted(includes_raw), residuals_raw(), sorted(hazards_raw),
                          key=lambda r: r[0])
@@ -126,8 +119,8 @@ def find_diagnostics(
     if not raw:
         return []
     out_lc = _line_cols(out, [r[0] for r in raw])
-    src_off = {r[0]: _source_offset(r[0], ends, deltas) for r in raw}
-    src_lc = _line_cols(src, list(src_off.values())) if ends else None
+    src_off = {r[0]: to_src(r[0]) for r in raw}
+    src_lc = _line_cols(src, list(src_off.values())) if edits else None
     found = []
     for off, check_id, text, message in raw:
         line, col = out_lc[off]
@@ -135,3 +128,10 @@ def find_diagnostics(
         found.append(Diagnostic(check_id, text, line, col, sline, scol, message))
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return found
+
+
+def _text(out: bytes, start: int, end: int) -> str:
+    """A finding's text: its span of the ported line (the first line of it)."""
+    text = out[start:end]
+    nl = text.find(b"\n")
+    return (text if nl < 0 else text[:nl]).rstrip().decode("utf-8", "replace")

@@ -1,111 +1,132 @@
-"""Porting hazards: code that ports by name but may not behave the same on MUSA.
+"""Porting hazards: code that ports by name but not in meaning, and the hand work it
+asks for (the MP20xx and MP21xx findings of the catalogue).
 
-Inline PTX (MP2001), 32-lane warp assumptions (MP2002) and CUDA version or arch
-comparisons that a rename silently changes (MP2003).
+Each family has its module: ``ptx`` (inline PTX), ``warp`` (32-lane warps, block
+sizes), ``versions`` (version and arch checks), ``device_names`` (arch-specific device
+APIs), ``features`` (what MUSA lacks, from the tables), ``shared_memory`` and ``fp64``.
+They read the *ported* text, so that a user's rule that rewrites a hazard away also
+silences it. Device hazards are dropped in host-only code (``host_code``); one
+finding per check and line is kept, the first.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-IDENT_OR_DOT = IDENT | {ord(".")}
+from ..port import lexer
+from ..port.engine import Edit
+from . import device_names, fp64, ptx, shared_memory, versions, warp
+from .arches import Target
+from .catalogue import DEVICE_IDS
+from .device_names import name_hazards
+from .features import feature_hazards
+from .fp64 import fp64_hazards
+from .host_code import HIP, HOST, is_host_file
+from .offsets import EditMap
+from .ptx import ptx_hazards
+from .scan import PLATFORM_KEYS, Hazard, Scan
+from .versions import version_hazards
+from .warp import block_size, warp_size
 
-# Hazards. Each search starts from a literal ("asm", "0x", "&", "32", "_VERSION",
-# "_ARCH__") that the regex engine finds with its fast literal scan; the context
-# around a hit is checked with anchored matches. (A regex that begins with a
-# look-behind or a common byte is tried at every offset: 10x slower on 20 MB.)
-_ASM_RE = re.compile(rb"asm(__)?\s*(?:volatile\s*|__volatile__\s*)?\(")
-_MASK_RE = re.compile(rb"0[xX][fF]{8}(?![0-9A-Fa-f])[uU]?[lL]{0,2}(?![A-Za-z0-9_])")
-_AND31_RE = re.compile(rb"&\s*(?:31|0[xX]1[fF])(?![A-Za-z0-9_])")
-_THIRTY_TWO = re.compile(rb"32(?![A-Za-z0-9_.])")
-_BLANK = frozenset(b" \t")
-_DEFINE_TAIL = re.compile(rb"#[ \t]*define[ \t]*$")
-_VERSION_NAMES = (b"MUSA_VERSION", b"MUSART_VERSION", b"__MUSA_ARCH__", b"CUDA_VERSION",
-                  b"CUDART_VERSION", b"__CUDA_ARCH__")
-_VERSION_MARKS = re.compile(rb"_VERSION|_ARCH__")
-_NAME_THEN_NUMBER = re.compile(rb"\s*(?:[<>]=?|==|!=)\s*\d+")
-_NUMBER_THEN_NAME = re.compile(rb"(?<![A-Za-z0-9_.])\d+\s*(?:[<>]=?|==|!=)\s*$")
-
-
-def _ident_around(data: bytes, pos: int) -> tuple[int, int]:
-    """The identifier that contains ``pos``."""
-    s = pos
-    while s > 0 and data[s - 1] in IDENT:
-        s -= 1
-    e = pos
-    n = len(data)
-    while e < n and data[e] in IDENT:
-        e += 1
-    return s, e
+# Checks run on every file, and those about warps (only for arches with wide warps).
+CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
+    ptx_hazards, version_hazards, name_hazards, feature_hazards, shared_memory.shared_memory,
+    fp64_hazards)
+WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
+# The words the checks look for, found in one pass over each file (scan.hits).
+KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *versions.KEYS, *device_names.KEYS,
+                     *shared_memory.KEYS, *fp64.KEYS, *PLATFORM_KEYS}))
 
 
-def warp_context(data: bytes, bol: int, end: int) -> int | None:
-    """Where ``name_with_warp =`` or ``#define NAME_WITH_WARP`` starts, when the text
-    of its line before ``end`` (a 32) is one of them. Read backwards from the 32: a
-    regex searched forwards from the line start retries its leading name at every
-    offset, which was a third of the hazard scan."""
-    k = end
-    while k > bol and data[k - 1] in _BLANK:
-        k -= 1
-    assign = k > bol and data[k - 1] == 0x3D  # "="
-    if assign:
-        k -= 1
-        while k > bol and data[k - 1] in _BLANK:
-            k -= 1
-    s = k
-    while s > bol and data[s - 1] in IDENT:
-        s -= 1
-    name = data[s:k]
-    if assign:
-        return s if b"warp" in name or b"Warp" in name or b"WARP" in name else None
-    if b"WARP" not in name or s == bol or data[s - 1] not in _BLANK:
-        return None
-    d = _DEFINE_TAIL.search(data, bol, s)
-    return d.start() if d is not None else None
+def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Target | None = None,
+                 rel: str = "", noncode: Callable[[], Iterable[tuple[int, int]]] | None = None
+                 ) -> list[Hazard]:
+    """Every hazard in the ported text ``out`` of file ``rel`` (its edits say which
+    names the port renamed), in file order. ``noncode`` gives the spans of ``out``'s
+    comments and strings when the caller knows them."""
+    emap = edits if isinstance(edits, EditMap) else EditMap(edits)
+    scan = Scan(out, target or Target(), emap, rel, noncode, KEYS)
+    checks = CHECKS + (WARP_CHECKS if scan.target.wide_warps else ())
+    found = [h for check in checks for h in check(scan)]
+    if not found:
+        return []
+    host_file = is_host_file(rel, out)
+    hip = _Spans(s for s in scan.platform_spans if s[2] == HIP)
+    host = _Spans(s for s in scan.platform_spans if s[2] == HOST)
+
+    def compiled(h: Hazard) -> bool:
+        """Not in HIP-only code; a device hazard not in host-only code either."""
+        if hip.holds(h.start):
+            return False
+        if h.device if h.device is not None else h.id in DEVICE_IDS:
+            return not host_file and not host.holds(h.start)
+        return True
+
+    return list(_first_per_line(out, sorted((h for h in found if compiled(h)),
+                                            key=lambda h: (h.start, h.id))))
 
 
-def hazards(data: bytes):
-    """(check id, offset, text) of each hazard."""
-    if b"asm" in data:
-        for m in _ASM_RE.finditer(data):
-            start = m.start() - 2 if m.group(1) else m.start()
-            if m.group(1) and data[start:m.start()] != b"__":
-                continue
-            if start > 0 and data[start - 1] in IDENT:
-                continue
-            yield "MP2001", start, data[start:m.end()]
-    if b"0x" in data or b"0X" in data:
-        for m in _MASK_RE.finditer(data):
-            if m.start() == 0 or data[m.start() - 1] not in IDENT:
-                yield "MP2002", m.start(), m.group()
-    if b"&" in data:
-        for m in _AND31_RE.finditer(data):
-            yield "MP2002", m.start(), m.group()
-    # A warp-size 32 is told by the name it is assigned to, which holds "warp".
-    for m in _THIRTY_TWO.finditer(data) if b"arp" in data or b"ARP" in data else ():
-        if m.start() and data[m.start() - 1] in IDENT_OR_DOT:
-            continue
-        bol = data.rfind(b"\n", 0, m.start()) + 1
-        at = warp_context(data, bol, m.start())
-        if at is not None:
-            yield "MP2002", at, data[at:m.end()]
-    for m in _VERSION_MARKS.finditer(data):
-        s, e = _ident_around(data, m.start())
-        if data[s:e] not in _VERSION_NAMES:
-            continue
-        after = _NAME_THEN_NUMBER.match(data, e)
-        if after is not None:
-            yield "MP2003", s, data[s:after.end()]
-            continue
-        before = _NUMBER_THEN_NAME.search(data, max(0, s - 40), s)
-        if before is not None:
-            yield "MP2003", before.start(), data[before.start():e]
+def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
+    """One hazard per check, line and message (the first; the quoted text aside):
+    ``cg::grid_group g = cg::this_grid()`` is one place to change, not two. A macro is
+    one place too: what its body holds is reported once, where it first appears,
+    however many lines the body takes."""
+    macros = _Spans((s, e, "") for s, e in macro_spans(out)) if b"\\\n" in out or b"\\\r\n" in out \
+        else None
+    seen: set[tuple[str, int, str]] = set()
+    places: set[tuple[str, int]] = set()
+    line, pos = 1, 0
+    for h in hazards:
+        line += out.count(b"\n", pos, h.start)
+        pos = h.start
+        where = line
+        if macros is not None:
+            at = macros.at(h.start)
+            if at is not None:
+                where = -at - 1
+        key = (h.id, where, _QUOTED.sub("", h.message))
+        if key in seen or (h.id, h.start) in places:
+            continue  # or the same place found twice (a name the tables and a check both know)
+        seen.add(key)
+        places.add((h.id, h.start))
+        yield h
 
 
-HAZARD_MESSAGES = {
-    "MP2001": "inline assembly '{}' is PTX, which does not run on MUSA",
-    "MP2002": "'{}' assumes 32-lane warps; MUSA warps are 128 lanes on mp_21/mp_22",
-    "MP2003": "'{}' compares a CUDA version or arch number; MUSA's numbers differ",
-}
+_DEFINE = re.compile(rb"#[ \t]*define\b")
+_QUOTED = re.compile(r"'[^']*'")
 
+
+def macro_spans(data: bytes) -> list[tuple[int, int]]:
+    """The spans of the ``#define``s that continue over several lines."""
+    out = []
+    for m in _DEFINE.finditer(data):
+        end = m.end()
+        while True:
+            nl = data.find(b"\n", end)
+            if nl < 0:
+                end = len(data)
+                break
+            end = nl + 1
+            if not data[:nl].rstrip(b"\r").endswith(b"\\"):
+                break
+        if data.count(b"\n", m.start(), end) > 1:
+            out.append((m.start(), end))
+    return out
+
+
+class _Spans:
+    """Merged spans, and whether an offset is in one of them."""
+
+    def __init__(self, spans: Iterable[tuple[int, int, str]]):
+        self.spans = lexer.merge_spans([(s, e) for s, e, _ in spans])
+        self.starts = [s for s, _ in self.spans]
+
+    def holds(self, pos: int) -> bool:
+        return self.at(pos) is not None
+
+    def at(self, pos: int) -> int | None:
+        """The start of the span that holds ``pos``, if one does."""
+        i = bisect_right(self.starts, pos) - 1
+        return self.starts[i] if i >= 0 and pos < self.spans[i][1] else None

@@ -18,6 +18,7 @@ from ..errors import PortError
 from ..shadow import shadow_warning
 from .build_cmd import build_cmd, verify_cmd
 from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
+from .explain_cmd import explain_cmd
 from .port_cmd import port_cmd
 from .port_command import IMPLIED_PORT
 from .rules_cmd import rules_cmd
@@ -64,7 +65,7 @@ def cli(ctx):
         ctx.exit(EXIT_USAGE)
 
 
-for _command in (port_cmd, build_cmd, verify_cmd, rules_cmd):
+for _command in (port_cmd, build_cmd, verify_cmd, rules_cmd, explain_cmd):
     cli.add_command(_command)
 
 

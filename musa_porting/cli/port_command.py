@@ -2,7 +2,7 @@
 name what the user typed, and an optional-value ``--check`` that never eats SRC.
 
 ``musa-port --help`` describes the options most runs use and lists the rest by name
-under "Advanced options"; ``--help-all`` describes every one. When ``port`` was not
+under "Advanced options"; ``--help-all`` describes every one, and lists every finding. When ``port`` was not
 typed (``musa-port ./csrc --bogus``), errors say ``musa-port``, not ``musa-port port``.
 """
 
@@ -75,6 +75,10 @@ class PortCommand(click.Command):
         if ctx.meta.get("musa_port.help_all"):
             with formatter.section("Advanced options"):
                 formatter.write_dl(advanced)
+            from ..analyze.catalogue.render import help_all_rows
+
+            with formatter.section("Findings (musa-port explain ID says more)"):
+                formatter.write_dl(help_all_rows())
             return
         with formatter.section("Advanced options (--help-all describes them)"):
             _write_packed(formatter, [term for term, _ in advanced])

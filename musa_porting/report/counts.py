@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 
+from ..analyze.catalogue import FAMILIES
 from ..analyze.checks import CHECKS, Diagnostic
 from ..tree.result import FileOutcome, PortResult
 
@@ -47,6 +48,32 @@ def counts_by_id(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, i
         for cid, n in f.record.findings_dropped.items():
             out[cid] = out.get(cid, 0) + n
     return {cid: n for cid, n in out.items() if cid not in suppress}
+
+
+def findings_by_family(r: PortResult, suppress: Set[str] = frozenset(), top: int = 3
+                       ) -> list[tuple[str, int, list[tuple[str, int]], list[tuple[str, int]]]]:
+    """(family, findings, [(ID, count)], [(ported file, count)] of its top files) for
+    each family with findings, in the catalogue's order: the size of the hand work at a
+    glance."""
+    per_file: dict[str, dict[str, int]] = {}
+    per_id: dict[str, int] = {}
+    for f in r.files:
+        rows = [(row[0], 1) for row in f.record.diagnostics] + list(f.record.findings_dropped.items())
+        for cid, n in rows:
+            if cid in suppress or cid not in CHECKS:
+                continue
+            fam = CHECKS[cid].family
+            per_id[cid] = per_id.get(cid, 0) + n
+            files = per_file.setdefault(fam, {})
+            files[f.out_rel] = files.get(f.out_rel, 0) + n
+    out = []
+    for fam in FAMILIES:
+        if fam not in per_file:
+            continue
+        ids = [(cid, n) for cid, n in sorted(per_id.items()) if CHECKS[cid].family == fam]
+        files = sorted(per_file[fam].items(), key=lambda x: (-x[1], x[0]))[:top]
+        out.append((fam, sum(n for _, n in ids), ids, files))
+    return out
 
 
 def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[str, int]]:

@@ -9,9 +9,20 @@ import json
 from collections.abc import Set
 
 from .. import __version__
-from ..analyze.checks import CHECKS, Diagnostic
+from ..analyze.catalogue import FAMILIES
+from ..analyze.catalogue.render import help_uri
+from ..analyze.checks import CHECKS, Check, Diagnostic
 from ..tree.result import FileOutcome, PortResult
-from .counts import TOP_RULES, by_lang, counts_by_id, file_residuals, findings, rate, residual_count
+from .counts import (
+    TOP_RULES,
+    by_lang,
+    counts_by_id,
+    file_residuals,
+    findings,
+    findings_by_family,
+    rate,
+    residual_count,
+)
 from .output import write_text
 
 SCHEMA_VERSION = 1
@@ -88,9 +99,12 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "top_rules": [{"rule": k, "count": n} for k, n in list(r.by_rule.items())[:TOP_RULES]],
         "files": files,
         "diagnostic_counts": dict(sorted(counts.items())),
+        "findings_by_family": {
+            fam: {"title": FAMILIES[fam].title, "count": total, "ids": dict(ids),
+                  "top_files": [{"file": p, "count": n} for p, n in files]}
+            for fam, total, ids, files in findings_by_family(r, suppress)},
         "diagnostics": [diag_dict(f, d) for f, d in found],
-        "checks": {c.id: {"name": c.name, "level": c.level, "residual": c.residual,
-                          "description": c.description} for c in CHECKS.values()},
+        "checks": {c.id: check_dict(c) for c in CHECKS.values()},
         "warnings": list(r.warnings),
         "project_symbols": project_dict(r),
         "run": {
@@ -100,6 +114,13 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "removed": sorted(r.removed),
         },
     }
+
+
+def check_dict(c: Check) -> dict:
+    """A finding's entry of the catalogue, as ``musa-port explain`` tells it."""
+    return {"name": c.name, "level": c.level, "residual": c.residual,
+            "description": c.description, "family": c.family, "device": c.device, "why": c.why,
+            "instead": c.instead, "example": c.example, "fixed": c.fixed, "help_uri": help_uri(c)}
 
 
 def write_json(r: PortResult, path: str, suppress: Set[str] = frozenset()) -> None:

@@ -8,7 +8,8 @@ import json
 from collections.abc import Set
 
 from .. import __version__
-from ..analyze.checks import CHECKS
+from ..analyze.catalogue.render import help_uri, plain, sarif_help
+from ..analyze.checks import CHECKS, Check
 from ..tree.result import PortResult
 from .counts import findings
 from .output import write_text
@@ -22,18 +23,26 @@ def _uri_base(path: str) -> str:
     return Path(path).resolve().as_uri() + "/"
 
 
+def rule_dict(c: Check) -> dict:
+    """A SARIF rule from the catalogue: the description ``--help-all`` shows, the long
+    help ``musa-port explain`` prints, and the docs page of the finding."""
+    return {
+        "id": c.id,
+        "name": c.name,
+        "shortDescription": {"text": plain(c.description)},
+        "fullDescription": {"text": plain(f"{c.description} {c.why}".strip())},
+        "defaultConfiguration": {"level": c.level},
+        "help": sarif_help(c),
+        "helpUri": help_uri(c),
+        "properties": {"family": c.family, "tags": [c.family]},
+    }
+
+
 def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     """SARIF 2.1.0: one result per finding, located in the ported file, with the CUDA
     source line as a related location (swapped for a dry run)."""
     ids = sorted(CHECKS)
-    rules = [{
-        "id": cid,
-        "name": CHECKS[cid].name,
-        "shortDescription": {"text": CHECKS[cid].name.replace("-", " ")},
-        "fullDescription": {"text": CHECKS[cid].description},
-        "defaultConfiguration": {"level": CHECKS[cid].level},
-        "help": {"text": f"{CHECKS[cid].description} Example: {CHECKS[cid].example}"},
-    } for cid in ids]
+    rules = [rule_dict(CHECKS[cid]) for cid in ids]
     results = []
     for f, d in findings(r, suppress):
         end_col = d.column + len(d.text.encode("utf-8"))

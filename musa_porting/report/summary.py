@@ -6,9 +6,19 @@ from __future__ import annotations
 import os
 from collections.abc import Set
 
+from ..analyze.catalogue import FAMILIES
 from ..analyze.checks import CHECKS
 from ..tree.result import PortResult
-from .counts import TOP_RULES, by_lang, counts_by_id, file_residuals, findings, pct, rate, residual_count
+from .counts import (
+    TOP_RULES,
+    by_lang,
+    file_residuals,
+    findings,
+    findings_by_family,
+    pct,
+    rate,
+    residual_count,
+)
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
@@ -111,14 +121,19 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         console.print(ft)
 
     if found:
-        counts = counts_by_id(r, suppress)
-        ct = Table("Findings")
-        for col in ("id", "name", "level", "count"):
+        families = findings_by_family(r, suppress)
+        ct = Table("Findings by family ('musa-port explain ID' says what to do)")
+        for col in ("family / finding", "level", "count"):
             ct.add_column(col, justify="right" if col == "count" else "left")
-        for cid in sorted(counts):
-            c = CHECKS[cid]
-            ct.add_row(cid, c.name, c.level, str(counts[cid]))
+        for fam, total, ids, _ in families:
+            ct.add_row(FAMILIES[fam].title, "", str(total))
+            for cid, n in ids:
+                ct.add_row(f"  {cid} {CHECKS[cid].name}", CHECKS[cid].level, str(n))
         console.print(ct)
+        console.print("Top files by family:")
+        for fam, _, _, files in families:
+            console.print(f"  {FAMILIES[fam].title}: " + ", ".join(f"{p} ({n})" for p, n in files),
+                          markup=False, highlight=False, emoji=False, soft_wrap=True)
         # Notes (each project-symbol rename) are counted above, listed in the reports.
         found = [(f, d) for f, d in found if d.check.level != "note"]
         for f, d in found[:max_findings]:

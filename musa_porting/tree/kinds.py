@@ -17,10 +17,12 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
 from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
+from ..analyze.suppress import unsuppressed
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
@@ -81,7 +83,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         knowledge = Knowledge(k.known, k.keep, k.cuda_headers,
                               lambda t: resolver.resolve(rel, t) is not None)
         found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
-                                 MAX_PER_FILE, dropped)
+                                 MAX_PER_FILE, dropped, Target(tuple(ctx.opts.arch)), rel)
     found += project_findings(rel, rules.project, ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
@@ -101,10 +103,26 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
     return Ported(p.data, p.edits, p.warnings, p.diagnostics, p.by_family, p.by_rule)
 
 
+def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]
+                              ) -> Callable[[bytes, FileContext], Ported]:
+    """A port function whose findings honour ``musa-port: ignore[ID]`` markers."""
+
+    @functools.wraps(port)
+    def wrapped(data: bytes, ctx: FileContext) -> Ported:
+        ported = port(data, ctx)
+        if b"musa-port:" in data:
+            ported.diagnostics, warnings = unsuppressed(data, ported.diagnostics)
+            ported.warnings = [*ported.warnings, *warnings]
+        return ported
+
+    return wrapped
+
+
 PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx,
                                                                "python": port_python}
 # Build files: CMake, Makefiles, shell scripts that call nvcc (tree/build_kind.py).
 PORTERS.update({k: functools.partial(port_build_file, k) for k in BUILD_KINDS})
+PORTERS = {k: _with_inline_suppressions(f) for k, f in PORTERS.items()}
 # Kinds whose port function uses only the user's rules from ``ctx.rules``, not the
 # tables: a run that ports nothing else does not load the tables (~0.2 s).
 TABLE_FREE = frozenset({"python"})

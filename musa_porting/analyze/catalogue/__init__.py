@@ -1,0 +1,80 @@
+"""The catalogue of findings: every ID musa-port reports, in ONE table.
+
+Each ``Check`` says what it finds, why that matters, an example and what to use
+instead, in the manner of ruff's rules. Everything that describes a finding reads it
+from here: the README's findings table (``render.readme_table``, checked by a test),
+``musa-port --help-all``, ``musa-port explain ID``, the JSON report's ``checks`` and
+the SARIF rules (``help`` text, ``helpUri``). A new ID is a ``Check`` in the part
+module of its family; the scan that emits it lives in ``analyze/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Check:
+    """A diagnostic kind: stable ID, short name, level, and its help."""
+
+    id: str
+    name: str
+    level: str  # SARIF levels: "error", "warning", "note"
+    residual: bool  # counts as a residual (--check, conversion rate)
+    description: str  # one sentence of what (README, --help-all, SARIF short description)
+    example: str  # code that gets the finding
+    family: str = ""  # a key of FAMILIES
+    why: str = ""  # why it matters
+    instead: str = ""  # what to do, or to write instead
+    fixed: str = ""  # the example, ported by hand (optional)
+    device: bool = False  # a device-code hazard: never reported in host-only code
+
+
+@dataclass(frozen=True)
+class Family:
+    """A group of findings: the summary counts them together, the docs give it a page."""
+
+    key: str
+    title: str
+    about: str
+
+
+FAMILIES: dict[str, Family] = {f.key: f for f in (
+    Family("residuals", "Residuals", "CUDA names and headers the port left in the code."),
+    Family("project-symbols", "Project symbols", "The tree's own names that hold a CUDA word."),
+    Family("arch-specific", "Arch-specific device code",
+           "Device code written for NVIDIA's hardware: inline PTX, tensor cores, async copies, "
+           "newer intrinsics, clusters. A rename cannot port it; a person rewrites it."),
+    Family("warp-size", "Warp size",
+           "Code that assumes 32 lanes per warp. MUSA warps are 128 lanes wide on mp_21 and "
+           "mp_22 (32 on mp_31)."),
+    Family("missing-features", "Features MUSA lacks or treats differently",
+           "CUDA APIs whose MUSA counterpart the vendor does not name (graphs, texture "
+           "objects, cooperative launch, IPC, peer access, unified memory hints, PTX "
+           "versions, run-time compilation)."),
+    Family("version-checks", "Version and arch checks",
+           "Comparisons of CUDA versions and arch numbers, which mean something else on MUSA."),
+    Family("shared-memory", "Shared memory",
+           "Shared memory beyond what a MUSA arch gives one kernel."),
+    Family("double-precision", "Double precision", "fp64 arithmetic in device code."),
+    Family("build-files", "Build files", "CMake files, Makefiles and shell scripts."),
+    Family("python", "Python", "Python scripts and setup.py."),
+)}
+
+
+def _all() -> dict[str, Check]:
+    from . import build, device, features, names, python
+
+    checks = [*names.CHECKS, *device.CHECKS, *features.CHECKS, *build.CHECKS, *python.CHECKS]
+    return {c.id: c for c in sorted(checks, key=lambda c: c.id)}
+
+
+CHECKS: dict[str, Check] = _all()
+
+
+def family_checks(family: str) -> list[Check]:
+    """The checks of one family, by ID."""
+    return [c for c in CHECKS.values() if c.family == family]
+
+
+DEVICE_IDS = frozenset(c.id for c in CHECKS.values() if c.device)

@@ -1,0 +1,127 @@
+"""MP20xx: device code that ports by name but not in meaning (porting hazards)."""
+
+from __future__ import annotations
+
+from . import Check
+
+CHECKS = (
+    Check("MP2001", "inline-ptx", "warning", False,
+          "Inline assembly (PTX) does not run on MUSA; the message says what the PTX does "
+          "(a barrier, a shuffle, a tensor-core `mma`, an async copy, ...).",
+          'asm volatile("bar.sync 0;");', family="arch-specific", device=True,
+          why="mcc does not assemble PTX, NVIDIA's virtual ISA: the file stops compiling, or "
+              "behind an `#if` another path is compiled silently.",
+          instead="Write the operation in MUSA C++ (`bar.sync` -> `__syncthreads()`, "
+                  "`shfl.sync` -> `__shfl_sync`, `ld.global.nc` -> a plain load; `mma`, "
+                  "`ldmatrix`, `cp.async` -> MUTLASS atoms or plain shared-memory code), and "
+                  "keep the PTX under `#ifndef __MUSACC__` for the CUDA build.",
+          fixed="__syncthreads();"),
+    Check("MP2002", "warp-size-32", "warning", False,
+          "Code assumes a warp of 32 lanes: a warp-size constant or macro of 32, lane or warp "
+          "index arithmetic (`% 32`, `/ 32`, `>> 5`, `& 31`, `* 32`), a full 32-bit lane mask, "
+          "a ballot kept in 32 bits, a shuffle width of 32, `tiled_partition<32>`.",
+          "int lane = threadIdx.x & 31;", family="warp-size", device=True,
+          why="MUSA warps are 128 lanes wide on mp_21 and mp_22 (32 on mp_31): lane and warp "
+              "ids computed for 32 lanes address the wrong threads, 32-bit masks leave lanes "
+              "out, and warp reductions stop a quarter of the way.",
+          instead="Use the warp size of the target (`warpSize` in device code, the device "
+                  "properties on the host, or a constant chosen per arch: "
+                  "`__MUSA_ARCH__ < 310` -> 128); masks of the active lanes from "
+                  "`__activemask()`. With `--arch mp_31` (32-lane warps) none is reported.",
+          fixed="int lane = threadIdx.x % warpSize;"),
+    Check("MP2003", "version-comparison", "warning", False,
+          "A CUDA version or arch number is compared (`CUDA_VERSION`, `CUDART_VERSION`, "
+          "`__CUDA_ARCH__`, `__CUDA_ARCH_LIST__`, `__CUDACC_VER_MAJOR__`, `CUB_PTX_ARCH`, an "
+          "`SMxx` macro in `#if`); the message gives the MUSA value that corresponds, where "
+          "one is known.",
+          "#if __CUDA_ARCH__ >= 800", family="version-checks",
+          why="A rename keeps the number: `__MUSA_ARCH__` is 210, 220 or 310 and `MUSA_VERSION` "
+              "is numbered like 50200, so `__MUSA_ARCH__ >= 800` is never true and "
+              "`MUSA_VERSION >= 11000` always is. The other branch is compiled, silently.",
+          instead="Compare with MUSA's numbers: a CUDA arch `>= 800` corresponds to "
+                  "`__MUSA_ARCH__ >= 220`, `>= 900` to `>= 310`; test `__MUSACC__` or MUSA "
+                  "releases instead of nvcc versions.",
+          fixed="#if __MUSA_ARCH__ >= 220"),
+    Check("MP2004", "block-size", "warning", False,
+          "A thread block of a constant size that is not a multiple of 128 (`<<<g, 32>>>`, "
+          "`dim3 block(64)`, `__launch_bounds__(32)`).",
+          "kernel<<<blocks, 32>>>(x);", family="warp-size", device=True,
+          why="A MUSA warp has 128 lanes on mp_21 and mp_22: a block of 32 or 64 threads leaves "
+              "the rest of its warp idle, and code that counts a block's warps as "
+              "`blockDim.x / 32` counts wrong.",
+          instead="Launch blocks of a multiple of 128 threads where the kernel allows it (a "
+                  "parameter, or a size per arch), and check its warp-level code (MP2002).",
+          fixed="kernel<<<blocks, 128>>>(x);"),
+    Check("MP2005", "shared-memory-limit", "warning", False,
+          "Static `__shared__` arrays whose constant size (through `#define`, `constexpr` and "
+          "the kernel's template arguments) exceeds the per-kernel limit of the `--arch`, or "
+          "dynamic shared memory raised above it (`cudaFuncSetAttribute(k, "
+          "cudaFuncAttributeMaxDynamicSharedMemorySize, N)`).",
+          "__shared__ double tile[64][64];", family="shared-memory", device=True,
+          why="mcc refuses the kernel: `shared memory (42984) exceeds limit (28672)` for "
+              "mmcv's upfirdn2d on mp_21 (MTT S80/S3000), as the torch_musa manual shows; "
+              "dynamic shared memory above the limit fails at launch.",
+          instead="Shrink the tile (fewer rows or columns per block), keep it in `float` "
+                  "rather than `double`, or move the buffer to global memory; raise dynamic "
+                  "shared memory only within the limit.",
+          fixed="__shared__ float tile[64][64];  // 16,384 bytes"),
+    Check("MP2006", "double-precision", "warning", False,
+          "`double` arithmetic in device code (one finding per file, where its first device "
+          "function uses it; the message counts the others).",
+          "__global__ void scale(double* x) { x[0] *= 0.5; }", family="double-precision",
+          device=True,
+          why="On mp_21 (MTT S80/S3000) fp64 must be enabled for the build (the torch_musa "
+              "manual's mmcv port needed it) and runs at a small fraction of fp32 speed; the "
+              "other MUSA arches may be slow in fp64 too.",
+          instead="Use `float` where the precision allows (accumulate in `float`, or compensate "
+                  "with a second float), or keep `double` and enable fp64 for mp_21 builds.",
+          fixed="__global__ void scale(float* x) { x[0] *= 0.5f; }"),
+    Check("MP2010", "tensor-core", "warning", False,
+          "Tensor-core code written for NVIDIA's shapes: `nvcuda::wmma` fragments, "
+          "CUTLASS/CuTe SM75-SM90 MMA and copy atoms (`SM80_16x8x16_F32F16F16F32_TN`, "
+          "`SM90_*`), `warpgroup_*` and GMMA.",
+          "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;",
+          family="arch-specific", device=True,
+          why="MUSA's matrix units have other shapes and another interface: there is no 1:1 "
+              "counterpart, and renaming `cute::` to `mute::` keeps NVIDIA's atoms.",
+          instead="Use MUTLASS (`mute::`) with its MUSA atoms, muBLAS or muDNN for the whole "
+                  "operation, or a SIMT path for MUSA."),
+    Check("MP2011", "async-copy", "warning", False,
+          "Asynchronous copies and their barriers: `cuda::pipeline`, `cuda::memcpy_async`, "
+          "`__pipeline_memcpy_async`, `cooperative_groups::memcpy_async`, `cuda::barrier`, TMA "
+          "(`CUtensorMap`, `SM90_TMA_*`).",
+          "cuda::memcpy_async(block, smem, gmem, bytes, pipe);", family="arch-specific",
+          device=True,
+          why="They drive sm_80 and sm_90 copy engines (cp.async, TMA) that MUSA does not "
+              "expose through these APIs: no equivalent.",
+          instead="Copy into shared memory with plain loads and stores, then `__syncthreads()`; "
+                  "or MUTLASS's MUSA copy atoms.",
+          fixed="smem[threadIdx.x] = gmem[threadIdx.x]; __syncthreads();"),
+    Check("MP2012", "cache-hint-load", "warning", False,
+          "Loads and stores with NVIDIA cache hints: `__ldg`, `__ldcg`, `__ldca`, `__ldcs`, "
+          "`__ldlu`, `__ldcv`, `__stcg`, `__stcs`, `__stwb`, `__stwt`.",
+          "float v = __ldg(ptr + i);", family="arch-specific", device=True,
+          why="They name NVIDIA's cache operators (the read-only data cache for `__ldg`); MUSA "
+              "may not provide them.",
+          instead="A plain load through a `const T* __restrict__` pointer, which lets the "
+                  "compiler take the read-only path.",
+          fixed="float v = ptr[i];"),
+    Check("MP2013", "newer-warp-intrinsic", "warning", False,
+          "Intrinsics of newer NVIDIA arches: `__match_any_sync` and `__match_all_sync` "
+          "(sm_70), `__reduce_*_sync` (sm_80), `__nanosleep` (sm_70), `__dp4a` and "
+          "`__dp2a_*` (sm_61).",
+          "int sum = __reduce_add_sync(0xffffffff, v);", family="arch-specific", device=True,
+          why="MUSA may not provide them, and the lane masks they take are 32-bit.",
+          instead="Write them out: `__reduce_add_sync` as a `__shfl_xor_sync` butterfly, "
+                  "`__match_any_sync` as a loop of `__shfl_sync` and `__ballot_sync`, `__dp4a` "
+                  "as four byte products, `__nanosleep` as a bounded spin."),
+    Check("MP2014", "thread-block-cluster", "warning", False,
+          "Thread block clusters and distributed shared memory (sm_90): `__cluster_dims__`, "
+          "`cooperative_groups::this_cluster()`, `cluster_group`, `map_shared_rank`, cluster "
+          "launch attributes.",
+          "__global__ void __cluster_dims__(2, 1, 1) k(float* x);", family="arch-specific",
+          device=True,
+          why="MUSA has no thread block clusters: no equivalent.",
+          instead="Give each block its own part of the work and exchange data between blocks "
+                  "through global memory (a second kernel, or atomics)."),
+)

@@ -1,0 +1,72 @@
+"""MP1xxx: residuals (CUDA names and headers left) and the tree's own CUDA-named names."""
+
+from __future__ import annotations
+
+from . import Check
+
+CHECKS = (
+    Check("MP1001", "unported-cuda-api", "error", True,
+          "A CUDA API that the tables know has no MUSA equivalent (or whose family is "
+          "disabled) is still used.", "cudaGLSetGLDevice(0);", family="residuals",
+          why="The name does not exist on MUSA: the ported file does not compile, or calls "
+              "what is not there.",
+          instead="Rewrite the code without the API (the message names its feature family "
+                  "and what MUSA offers instead), or switch its family on with "
+                  "`--enable-family` if your MUSA SDK has it."),
+    Check("MP1002", "unknown-cuda-name", "warning", True,
+          "An identifier that looks like CUDA (`cuda*`, `CUDA*`, `cu[A-Z]*`, `CU_*`, "
+          "`CU[a-z]*`, `cublas*`, `curand*`, `cusparse*`, `cufft*`, `cusolver*`, `cudnn*`, "
+          "`nccl*`, `cupti*`, `nvtx*`, `nvrtc*`, `__nv*`, `nv_*`, `NV*`) is in no table: add "
+          "a rule, or `--keep` it.", "cudaFooBar(x);", family="residuals",
+          why="No table knows the name, so it was left as it is: a CUDA API the tables miss, "
+              "or a name of your own that only looks like CUDA.",
+          instead="Add a rule (`cudaFooBar: musaFooBar`) for an API, or `--keep cudaFooBar` "
+                  "for a name that is meant to stay."),
+    Check("MP1003", "cuda-header", "error", True,
+          "An `#include` still names a CUDA header that is not a file of the tree.",
+          "#include <cuda_gl_interop.h>", family="residuals",
+          why="The header does not exist in the MUSA SDK: the file does not compile.",
+          instead="Include the MUSA header that declares what the file uses, or add a rule "
+                  "for the header (`cuda_gl_interop.h: ...`)."),
+    Check("MP1004", "project-symbol-renamed", "note", False,
+          "A name the tree itself defines holds a CUDA word; it is renamed everywhere in the "
+          "tree (one note per name, at its definition site). `--keep` it or "
+          "`--no-project-symbols` to stop it.",
+          "#define MYLIB_CUDA_CHECK(x) ...", family="project-symbols",
+          why="Human porters rename the project's own CUDA-named names; callers outside the "
+              "ported tree (Python bindings, another tree) must agree.",
+          instead="Nothing, if the rename is wanted; `--keep MYLIB_CUDA_CHECK` otherwise.",
+          fixed="#define MYLIB_MUSA_CHECK(x) ..."),
+    Check("MP1005", "project-symbol-collision", "warning", False,
+          "A name the tree defines holds a CUDA word, but its MUSA name is taken (the tree "
+          "defines or uses it, or the tables do), so neither is renamed.",
+          "#define CUDA_CHECK ... / #define MUSA_CHECK ...", family="project-symbols",
+          why="Renaming would merge two different names into one.",
+          instead="Rename one of them by hand, or add a rule that gives the CUDA one another "
+                  "MUSA name."),
+    Check("MP1007", "project-symbol-exported", "note", False,
+          "A name the tree defines holds a CUDA word, but Python calls it by name (a pybind11 "
+          "or TORCH_LIBRARY binding): kept, at its binding site. `--rename-exported` renames "
+          "it and the run's Python callers.", 'm.def("get_compiling_cuda_version", ...)',
+          family="project-symbols",
+          why="Python code outside the ported folder (mmcv's `ext_loader.load_ext`, a "
+              "package's `_custom_ops.py`) calls the binding by its name; renaming it breaks "
+              "the import.",
+          instead="Nothing: the name is kept. Pass `--rename-exported` (or "
+                  "`rename_exported=True`) only when the Python callers are ported too."),
+    Check("MP1008", "exported-name-renamed", "warning", False,
+          "A name Python calls by name was renamed (`--rename-exported`): the Python files of "
+          "the run follow, callers outside SRC (other packages, other trees) do not.",
+          'm.def("quant_cuda", ...)', family="project-symbols",
+          why="A caller the run cannot see still asks for the old name and fails at import "
+              "or call time.",
+          instead="Rename the callers outside SRC by hand, or drop `--rename-exported` to keep "
+                  "the name.",
+          fixed='m.def("quant_musa", ...)'),
+    Check("MP1006", "source-not-text", "warning", True,
+          "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
+          "so it is copied unchanged under its own name (k.cu stays k.cu).",
+          "k.cu saved as UTF-16", family="residuals",
+          why="Nothing in the file was ported.",
+          instead="Convert the file to UTF-8 and port again."),
+)

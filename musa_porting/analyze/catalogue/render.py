@@ -1,0 +1,95 @@
+"""The catalogue as people read it: ``musa-port explain``'s text, the SARIF help
+(text and Markdown, with a ``helpUri`` per ID), ``--help-all``'s list and the README's
+findings table, all from the one table in ``catalogue``.
+
+``python -m musa_porting.analyze.catalogue.render`` prints the README's table (a test
+checks that the README holds exactly it).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from . import CHECKS, FAMILIES, Check
+
+# The findings catalogue of the documentation: a page per family, an anchor per ID.
+DOCS_URL = "https://musa-port.readthedocs.io/en/latest/findings/"
+
+
+def help_uri(c: Check) -> str:
+    return f"{DOCS_URL}{c.family}/#{c.id.lower()}"
+
+
+def _heading(c: Check) -> str:
+    kind = "residual, " if c.residual else ""
+    return f"{c.id} {c.name} ({kind}{c.level}; {FAMILIES[c.family].title})"
+
+
+def plain(text: str) -> str:
+    """Markdown's code quotes, dropped for the terminal."""
+    return text.replace("`", "")
+
+
+def explain_text(c: Check, width: int = 88) -> str:
+    """The long help of one finding, for the terminal (as ``ruff rule`` prints)."""
+
+    def para(text: str) -> list[str]:
+        return textwrap.wrap(plain(text), width, initial_indent="  ", subsequent_indent="  ")
+
+    lines = [_heading(c), "", *para(c.description)]
+    if c.why:
+        lines += ["", "Why it matters", *para(c.why)]
+    lines += ["", "Example", f"    {c.example}"]
+    if c.instead:
+        lines += ["", "What to do instead", *para(c.instead)]
+    if c.fixed:
+        lines += [f"    {c.fixed}"]
+    where = "host and device code" if not c.device else "device code (not host-only code)"
+    lines += ["", *textwrap.wrap(f"Reported in {where}. Suppress it with --suppress {c.id}, or "
+                                 f"with a comment 'musa-port: ignore[{c.id}]' on its line.", width),
+              f"More: {help_uri(c)}"]
+    return "\n".join(lines) + "\n"
+
+
+def explain_markdown(c: Check) -> str:
+    """The long help of one finding in Markdown (SARIF ``help.markdown``, the docs)."""
+    out = [f"**{c.id} {c.name}** ({c.level}; {FAMILIES[c.family].title})", "", c.description]
+    if c.why:
+        out += ["", "**Why it matters.** " + c.why]
+    out += ["", "**Example**", "", "```cuda" if c.family not in ("build-files", "python")
+            else "```", c.example, "```"]
+    if c.instead:
+        out += ["", "**What to do instead.** " + c.instead]
+    if c.fixed:
+        out += ["", "```cuda", c.fixed, "```"]
+    out += ["", f"Suppress with `--suppress {c.id}` or `musa-port: ignore[{c.id}]` on the line."]
+    return "\n".join(out)
+
+
+def sarif_help(c: Check) -> dict:
+    """The SARIF ``help`` of a rule: the same text as ``musa-port explain``."""
+    return {"text": explain_text(c), "markdown": explain_markdown(c)}
+
+
+def help_all_rows() -> list[tuple[str, str]]:
+    """(term, text) of every finding, for ``--help-all``."""
+    return [(f"{c.id} {c.name}", f"{c.level}, {FAMILIES[c.family].title.lower()}: "
+                                 f"{plain(c.description)}") for c in CHECKS.values()]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def readme_table() -> str:
+    """The README's findings table: every ID, in the catalogue's words."""
+    rows = ["| ID | name | family | level | what | example |", "|---|---|---|---|---|---|"]
+    for c in CHECKS.values():
+        example = c.example.replace("`", "")
+        rows.append(f"| {c.id} | {c.name} | {c.family} | {c.level} | {_cell(c.description)} | "
+                    f"`{_cell(example)}` |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintainer's tool
+    print(readme_table(), end="")
