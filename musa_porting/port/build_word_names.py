@@ -49,15 +49,16 @@ def word_edits(w: Word, ctx: BuildContext, *, link: bool = False, defs: bool = F
     if where == RAW:
         return found, notes
     # Variable references (everywhere) and, in code, bare toolchain names.
+    names, variables = ctx.names, ctx.variables
     if where == CODE:
         for m in _IDENT.finditer(text):
-            new = ctx.names.get(m.group())
+            new = names.get(m.group()) or variables.get(m.group())
             if new is not None:
                 found.append((m.start(), m.end(), new))
     else:
         for m in REF.finditer(text):
             g = 1 if m.group(1) else 2 if m.group(2) else 3
-            new = ctx.names.get(m.group(g))
+            new = names.get(m.group(g)) or variables.get(m.group(g))
             if new is not None:
                 found.append((m.start(g), m.end(g), new))
     if where == TEXT:

@@ -98,7 +98,8 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
     rules, launch = python_setup(ctx.rules, ctx.out_rel_of, ctx.opts)
     p = port_python_source(data, rules, bases=(posixpath.dirname(ctx.rel), ""),
                            launch=ctx.rel in launch)
-    return Ported(p.data, p.edits, p.warnings, p.diagnostics, p.by_family, p.by_rule)
+    found = p.diagnostics + project_findings(ctx.rel, ctx.rules.project, p.edits)  # setup.py's macros
+    return Ported(p.data, p.edits, p.warnings, found, p.by_family, p.by_rule)
 
 
 PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx,

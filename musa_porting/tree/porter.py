@@ -21,6 +21,7 @@ import os
 import time
 from dataclasses import replace
 
+from ..analyze.build_symbols import BUILD_KINDS
 from ..errors import PortError
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..port.includes import IncludeResolver
@@ -47,6 +48,8 @@ from .stale import plan_stale
 from .walk import Entry, Ignorer, walk
 from .write import commit
 
+# The kinds the symbol index reads: sources, and build files for their macros.
+INDEXED = BUILD_KINDS | {"cxx"}
 # How a file left out for the MUSA version beside it shows among the ignored.
 SUPERSEDED = "(a MUSA version beside it)"
 
@@ -225,8 +228,10 @@ class Porter:
         compiled (before the plan: the tables' matcher is built while the workers
         index), the plan, and the files still skipped: when the renames differ from the
         last run's, every file is ported again."""
-        sources = [e for e in files if e.kind == "file" and self.kinds.kind_of(e.rel) == "cxx"]
-        if not sources:
+        # C/C++ sources, and the build files whose macros are the project's too.
+        kind_of = self.kinds.kind_of
+        sources = [e for e in files if e.kind == "file" and kind_of(e.rel) in INDEXED]
+        if not any(kind_of(e.rel) == "cxx" for e in sources):
             return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
         old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
         known = [fast[e.rel].symbols for e in sources if e.rel in fast]
@@ -235,7 +240,7 @@ class Porter:
             result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
                                    if fast[e.rel].symbols.get("note")}
             return None, old_plan, fast
-        symbols = SymbolPass(self.opts, self.src, self.vocabulary())
+        symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of)
         wait = symbols.index(sources, fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).

@@ -92,7 +92,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     if renames:
         keys = "|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True)).encode()
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
-        strings.append(rb"""['"](?:""" + keys + rb""")['"]""")
+        strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
         anchors += [k.encode() for k in renames]
     if paths is not None and paths.trigger():
         strings.append(paths.trigger().encode())

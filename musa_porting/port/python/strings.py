@@ -18,6 +18,7 @@ from . import names as n
 
 _DEVICE = re.compile(r"cuda(:(?:\d*|%[dis]|\{[^{}]*\}))?")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_MACRO_FLAG = re.compile(r"-D([A-Za-z_][A-Za-z0-9_]*)(?:=.*)?", re.S)
 _VISIBLE = re.compile(r"(?<![A-Za-z0-9_])CUDA_VISIBLE_DEVICES(?![A-Za-z0-9_])")
 
 
@@ -30,6 +31,10 @@ def rewrite_body(body: str, renames: Mapping[str, str],
     new = renames.get(body)
     if new is not None:
         return new, n.rename_rule(body, new)
+    m = _MACRO_FLAG.fullmatch(body)
+    if m is not None and m.group(1) in renames:  # "-DWITH_CUDA", "-DWITH_CUDA=1"
+        old, new = m.group(1), renames[m.group(1)]
+        return "-D" + new + body[m.end(1):], n.rename_rule(old, new)
     if map_path is not None:
         path = map_path(body)
         if path is not None:
