@@ -26,7 +26,8 @@ from .families import (
 from .headers import Declarations, HeaderSet, Version, header_release, release_label, version_label
 from .irregular import Name, Prefix
 from .model import Item, Table
-from .mutlass import FAMILY as MUTLASS, build_mutlass
+from .mutlass import FAMILY as MUTLASS
+from .mutlass import build_mutlass
 from .pytorch import torch_headers, torch_names, torch_version
 from .vendor import VENDOR, Vendor, VendorReport, apply_vendor
 

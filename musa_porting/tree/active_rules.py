@@ -82,6 +82,15 @@ def with_project(active: ActiveRules, project: ProjectPlan | None) -> ActiveRule
     return replace(active, matcher=active.matcher.extended(project.rules()), project=project)
 
 
+def keeping(active: ActiveRules, names: frozenset[str]) -> ActiveRules:
+    """The rules with ``names`` kept as --keep keeps them (no residual findings): the
+    names a vendored Thrust/CUB/libcu++ defines, which MUSA keeps."""
+    if not names:
+        return active
+    k = active.knowledge
+    return replace(active, knowledge=replace(k, keep=frozenset(k.keep) | names))
+
+
 def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
                       project: ProjectPlan | None = None,
                       vocabulary: Vocabulary | None = None, tables: bool = True) -> ActiveRules:

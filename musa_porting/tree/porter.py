@@ -28,7 +28,7 @@ from ..port.includes import IncludeResolver
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
 from . import timings
-from .active_rules import compile_rules, rule_options, with_project
+from .active_rules import compile_rules, keeping, rule_options, with_project
 from .fingerprint import options_fingerprint, rules_stamp
 from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
@@ -45,6 +45,7 @@ from .python_run import launch_files
 from .result import PortResult
 from .stage import Stager
 from .stale import plan_stale
+from .vendored import in_library, library_roots
 from .walk import Entry, Ignorer, walk
 from .write import commit
 
@@ -67,6 +68,8 @@ class Porter:
             REVERSE_RENAMES if options.reverse else RENAMES)
         self.kinds = KindSelector.from_options(options)
         self._vocabulary: Vocabulary | None = None
+        self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
+        self.library_names: frozenset[str] = frozenset()  # the names they define
 
     def _walk(self, result: PortResult) -> list[Entry]:
         ignorer = Ignorer(self.opts.ignore)
@@ -117,10 +120,11 @@ class Porter:
     def _port(self, result: PortResult, entries: list[Entry], old: Manifest) -> None:
         opts = self.opts
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
+        tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+        self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
-                                  superseded, opts.file_name)
-        tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+                                  superseded, opts.file_name, self.libraries)
         if superseded:
             result.ignored.update({rel: SUPERSEDED for rel in superseded})
             entries = [e for e in entries if e.rel not in superseded]
@@ -166,7 +170,7 @@ class Porter:
             if base is None:
                 tables = not to_port or not to_port <= TABLE_FREE
                 base = compile_rules(opts, None, self.vocabulary(), tables)
-            planner.rules = with_project(base, project)
+            planner.rules = keeping(with_project(base, project), self.library_names)
             # The 30,000 rules live until the run ends: out of the cyclic collector's
             # sight, its collections during the port no longer walk them (and forked
             # workers do not touch their pages for it).
@@ -240,7 +244,8 @@ class Porter:
             result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
                                    if fast[e.rel].symbols.get("note")}
             return None, old_plan, fast
-        symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of)
+        symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
+                             lambda rel: in_library(rel, self.libraries))
         wait = symbols.index(sources, fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).
@@ -253,6 +258,7 @@ class Porter:
             plan = ProjectPlan()  # nothing to rename
         else:
             plan = symbols.plan(index, ruleset)
+        self.library_names = symbols.library_names
         for rel in symbols.reindexed:
             rec = planner.fast.get(rel)
             if rec is not None:

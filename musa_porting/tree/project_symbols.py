@@ -44,8 +44,11 @@ class SymbolPass:
     """Indexes a tree's sources with the chosen back end and plans the renames."""
 
     def __init__(self, opts: PortOptions, src: str, vocabulary: Vocabulary,
-                 kind_of: Callable[[str], str | None] = lambda rel: "cxx"):
+                 kind_of: Callable[[str], str | None] = lambda rel: "cxx",
+                 vendored: Callable[[str], bool] = lambda rel: False):
         self.kind_of = kind_of  # a build file's macros are indexed by analyze/build_symbols
+        self.vendored = vendored  # a file of a vendored Thrust/CUB/libcu++ (tree/vendored.py)
+        self.library_names: frozenset[str] = frozenset()  # what those files define: kept
         self.opts = opts
         self.src = src
         self.vocabulary = vocabulary
@@ -118,14 +121,19 @@ class SymbolPass:
     def plan(self, index: dict[str, FileSymbols], ruleset: RuleSet) -> ProjectPlan:
         defs: dict[str, list[Site]] = {}
         taken: set[str] = set()
+        library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         for rel, fs in index.items():
             taken.update(fs.taken)
+            if self.vendored(rel):
+                library.update(d.name for d in fs.defs)
+                continue
             for d in fs.defs:
                 defs.setdefault(d.name, []).append(Site(rel, d.line, d.column, d.kind))
+        self.library_names = frozenset(library)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
-                            rule_keys=set(rules), keep=self.opts.keep,
+                            rule_keys=set(rules), keep=[*self.opts.keep, *library],
                             refine=_inside_names(ruleset, self.opts.reverse))
 
 
