@@ -39,7 +39,7 @@ def test_dry_run_diff_applies_to_reproduce_the_real_run(mmcv_tree, tmp_path):
     run_cli(mmcv_tree, *args, "--dry-run", f"--diff={tmp_path / 'port.diff'}", check=0)
     assert not (tmp_path / "csrc_musa").exists()
     assert "rename from pytorch/cuda/roi_align_cuda.cu" in patch
-    assert "rename to pytorch/cuda/roi_align_cuda.mu" in patch
+    assert "rename to pytorch/musa/roi_align_musa.mu" in patch  # paths renamed by default
     assert "lut.bin" not in patch  # binary: copied
     assert "+MUSA_HOME ?= /usr/local/musa" in patch  # the Makefile is ported (issue 15)
     assert "Dry run of" in dry.stderr  # the summary moves to stderr

@@ -30,7 +30,8 @@ class Rewriter(Edits):
 
     # -- statements --------------------------------------------------------------------
 
-    def statement(self, words: Sequence[Word], *, link: bool = False, defs: bool = False) -> None:
+    def statement(self, words: Sequence[Word], *, link: bool = False, defs: bool = False,
+                  dirs: bool = False) -> None:
         """Rewrite one statement's words: nvcc options first (they may take the next
         word as their value), then each remaining word's names."""
         arch_written = False
@@ -43,7 +44,7 @@ class Rewriter(Edits):
                 if used:
                     i += used
                     continue
-            self.word(w, link=link, defs=defs)
+            self.word(w, link=link, defs=defs, dirs=dirs)
             i += 1
 
     def flag(self, words: Sequence[Word], i: int, m: nf.FlagMatch, arch_written: bool
@@ -156,7 +157,7 @@ class Rewriter(Edits):
 
     # -- words -------------------------------------------------------------------------
 
-    def word(self, w: Word, *, link: bool = False, defs: bool = False) -> None:
+    def word(self, w: Word, *, link: bool = False, defs: bool = False, dirs: bool = False) -> None:
         """The names in one word, by where it stands."""
-        found, notes = word_edits(w, self.ctx, link=link, defs=defs)
+        found, notes = word_edits(w, self.ctx, link=link, defs=defs, dirs=dirs)
         self.apply_word(w.start, found, notes)

@@ -96,3 +96,15 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     for rel, keeper in (superseded or {}).items():
         out_rel_of[rel] = out_rel_of[keeper]
     return out_rel_of
+
+
+def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:
+    """The inputs whose own name changed beyond the extension renames (``csrc/cuda`` ->
+    ``csrc/musa``, ``gemm_cuda.cu`` -> ``gemm_musa.mu``), with their output paths: what a
+    build file outside SRC that names them must follow."""
+    out = {}
+    for rel, o in out_rel_of.items():
+        old, new = posixpath.basename(rel), posixpath.basename(o)
+        if new != old and new != ported_name(old, renames):
+            out[rel] = o
+    return dict(sorted(out.items()))

@@ -34,7 +34,7 @@ from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
 from .lock import OutputLock
 from .manifest import RESERVED_NAMES, FileRecord, Manifest, load_manifest
-from .names import output_names
+from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
 from .output_state import OutputState
 from .parallel import plan_all
@@ -125,6 +125,7 @@ class Porter:
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
                                   superseded, opts.file_name, self.libraries)
+        result.renamed_paths = renamed_paths(out_rel_of, self.renames)
         if superseded:
             result.ignored.update({rel: SUPERSEDED for rel in superseded})
             entries = [e for e in entries if e.rel not in superseded]
