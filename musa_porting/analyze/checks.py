@@ -45,6 +45,10 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu). Convert it to "
           "UTF-8 to port it.", "k.cu saved as UTF-16"),
+    Check("MP1007", "cuda-named-string", "warning", True,
+          "A string literal names a CUDA shared library or environment variable that has no "
+          "attested MUSA name (or keeps a CUDA library's version suffix): the program would "
+          "load or read the CUDA one at run time.", 'dlopen("libnvrtc.so", RTLD_LAZY);'),
     Check("MP2001", "inline-ptx", "warning", False,
           "Inline assembly (PTX) does not run on MUSA.", 'asm volatile("bar.sync 0;");'),
     Check("MP2002", "warp-size-32", "warning", False,

@@ -12,8 +12,8 @@ import os
 
 from ..errors import PortError
 from ..port.python import PortedTree
-from ..port.python.paths import with_folders
 from ..port.python.names import identifier_renames
+from ..port.python.paths import with_folders
 from ..rules import build_ruleset
 from ..tree.manifest import MANIFEST_NAME, Manifest, load_manifest
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..rules.project import PROJECT_FAMILY
 from . import lexer
+from .cuda_strings import CudaStrings
 from .engine import Edit, Matcher, rewrite
 from .messages import MessageWords
 
@@ -55,6 +56,7 @@ def port_bytes(
     known_headers: Set[str] = frozenset(),
     messages: MessageWords | None = None,
     lexed: lexer.Lexed | None = None,
+    strings: CudaStrings | None = None,
 ) -> FilePort:
     """Port one file's bytes.
 
@@ -106,6 +108,9 @@ def port_bytes(
         if hits:
             blocked = lexer.merge_spans(excluded + holes + [(f[0], f[1]) for f in fixed])
             fixed += messages.edits(data, hits, lexed.typed, skip, blocked)
+    if strings is not None and "strings" not in skip:
+        # Libraries and environment variables named by a string (cuda_strings.py).
+        fixed += strings.edits(data, lexed, excluded + holes + [(f[0], f[1]) for f in fixed])
 
     accept = None
     if PROJECT_FAMILY in matcher.families:

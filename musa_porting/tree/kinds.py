@@ -21,6 +21,7 @@ from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
 from ..analyze.project_findings import project_findings
 from ..analyze.residuals import Knowledge
+from ..analyze.string_findings import python_library_findings, string_findings
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
 from ..port.includes import IncludeResolver
@@ -73,6 +74,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         skip=ctx.skip,
         known_headers=rules.known_headers,
         messages=rules.messages,
+        strings=rules.strings,
     )
     found: list[Diagnostic] = []
     dropped: dict[str, int] = {}
@@ -83,6 +85,8 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
                                  MAX_PER_FILE, dropped)
     found += project_findings(rel, rules.project, ported.edits)
+    if rules.strings is not None:
+        found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
                   ported.by_rule(), dropped)
@@ -99,6 +103,8 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
     p = port_python_source(data, rules, bases=(posixpath.dirname(ctx.rel), ""),
                            launch=ctx.rel in launch)
     found = p.diagnostics + project_findings(ctx.rel, ctx.rules.project, p.edits)  # setup.py's macros
+    if ctx.rules.strings is not None:
+        found += python_library_findings(p.data, ctx.rules.strings, p.edits)
     return Ported(p.data, p.edits, p.warnings, found, p.by_family, p.by_rule)
 
 

@@ -40,11 +40,12 @@ _CODE = [
 _STRINGS = [
     rb"""['"]cuda(?::[^'"\n]*)?['"]""", rb"""['"](?:nccl|nvcc)['"]""",
     rb"CUDA_VISIBLE_DEVICES", rb"(?<![\w-])(?:nvidia-smi|nvcc)(?![\w-])",
+    rb"""lib(?:cu|nccl)\w*\.(?:so|a)[.\d]*['"]""",  # a CUDA library's file name
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
 _ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"nvcc",
-            b"nvidia-smi"]
+            b"nvidia-smi", b"libcu"]
 _EMPTY_MATCHER = Matcher({})
 
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from ...rules.model import Rule
+from ..cuda_strings import library_file
 from ...rules.vocabulary import Vocabulary
 from . import names as n
 
@@ -47,7 +48,10 @@ def rewrite_body(body: str, renames: Mapping[str, str],
     if body == "nvcc" and not runs_a_program:
         return "mcc", n.NVCC
     new = visible_devices(body)
-    return (new, n.VISIBLE_DEVICES) if new is not None else None
+    if new is not None:
+        return new, n.VISIBLE_DEVICES
+    new = library_file(body)  # ctypes.CDLL("libcudart.so")
+    return (new, n.LIBRARY) if new is not None else None
 
 
 def visible_devices(text: str) -> str | None:
