@@ -73,9 +73,11 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "\"CUDA\" string) and no rule ports it: rename it where the MUSA side expects "
           "another name, or --keep it.", 'set(GPU_LANG "CUDA")'),
     Check("MP3104", "gpu-arch", "warning", False,
-          "An NVIDIA arch (-arch=sm_XX, -gencode, CMAKE_CUDA_ARCHITECTURES) became "
-          "--offload-arch=mp_XX for the arches of --arch: sm numbers do not map 1:1 to MUSA "
-          "arches (mp_21 MTT S80/S3000, mp_22 S4000, mp_31 S5000).", "nvcc -arch=sm_80 k.cu"),
+          "An NVIDIA arch (-arch=sm_XX, -gencode, CMAKE_CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST, "
+          "in a build file or a setup.py) became the MUSA arches of --arch, or a CUDA arch "
+          "number compared with __CUDA_ARCH__ became the MUSA value the brief's table gives "
+          "(>= 800 is >= 220, >= 900 is >= 310): sm numbers do not map 1:1 to MUSA arches "
+          "(mp_21 MTT S80/S3000, mp_22 S4000, mp_31 S5000).", "nvcc -arch=sm_80 k.cu"),
     Check("MP3105", "nvcc-flag", "warning", False,
           "An nvcc option was dropped (mcc has no use for it) or became mcc's nearest "
           "option (clang's spelling): check it.", "nvcc --expt-relaxed-constexpr -lineinfo"),

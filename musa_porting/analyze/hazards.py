@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..port.arch_values import MUSA_VALUES
+
 IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 IDENT_OR_DOT = IDENT | {ord(".")}
 
@@ -96,11 +98,18 @@ def hazards(data: bytes):
             continue
         after = _NAME_THEN_NUMBER.match(data, e)
         if after is not None:
-            yield "MP2003", s, data[s:after.end()]
+            if not _musa_arch(data[s:e], data[after.end() - 3:after.end()]):
+                yield "MP2003", s, data[s:after.end()]
             continue
         before = _NUMBER_THEN_NAME.search(data, max(0, s - 40), s)
-        if before is not None:
+        if before is not None and not _musa_arch(data[s:e], data[before.start():before.start() + 3]):
             yield "MP2003", before.start(), data[before.start():e]
+
+
+def _musa_arch(name: bytes, number: bytes) -> bool:
+    """``__MUSA_ARCH__`` compared with a MUSA arch value (210, 220, 310): what the port
+    wrote for a CUDA threshold (reported as MP3104), not a hazard."""
+    return name == b"__MUSA_ARCH__" and number.isdigit() and int(number) in MUSA_VALUES
 
 
 HAZARD_MESSAGES = {

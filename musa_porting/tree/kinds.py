@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
-from ..analyze.project_findings import project_findings
+from ..analyze.project_findings import arch_findings, project_findings
 from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
 from ..port.cxx import port_bytes
@@ -75,6 +75,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         known_headers=rules.known_headers,
         messages=rules.messages,
         strings=rules.strings,
+        arch_numbers=not ctx.reverse,
     )
     found: list[Diagnostic] = []
     dropped: dict[str, int] = {}
@@ -87,6 +88,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
     found += project_findings(rel, rules.project, ported.edits)
     if rules.strings is not None:
         found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)
+    found += arch_findings(ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
                   ported.by_rule(), dropped)
