@@ -60,3 +60,24 @@ def test_skip_strings_and_keep(tmp_path):
     assert 'dlopen("libcudart.so"' in cpp and 'getenv("CUDA_HOME")' in cpp
     texts = {d["text"] for d in json.loads(report.read_text())["diagnostics"] if d["id"] == "MP1007"}
     assert "CUDA_LAUNCH_BLOCKING" not in texts and "libnvrtc.so" in texts
+
+
+@pytest.mark.parametrize("body,ported,reported", [
+    ("libcudart.so", "libmusart.so", False),
+    ("libcudnn.so.8", "libmudnn.so.8", False),  # the ported text's version is reported
+    ("libmudnn.so.8", None, True),
+    ("/usr/local/cuda/lib64/libcudart.so", None, True),
+    ("libnvToolsExt.so", None, True),
+    ("libcust_opapi.so", None, False),  # Ascend's, not CUDA's
+    ("libfoo.so", None, False),
+    ("CUDA_PATH", "MUSA_PATH", False),
+    ("NCCL_DEBUG", None, True),
+    ("MAX_JOBS", None, False),
+    ("CUDA", None, False),  # a word: the messages' business
+])
+def test_what_a_string_names(body, ported, reported):
+    from musa_porting.port.cuda_strings import CudaStrings
+    from musa_porting.rules.vocabulary import build_vocabulary
+
+    new, message = CudaStrings(build_vocabulary()).judge(body)
+    assert (new, message is not None) == (ported, reported)

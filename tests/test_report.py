@@ -259,8 +259,11 @@ def test_progress_bar_only_on_a_terminal():
     ("#define WARP_SIZE 32", [("MP2002", "#define WARP_SIZE 32")]),
     ("int32_t a = 32;", []),
     ("#if CUDA_VERSION >= 12080", [("MP2003", "MUSA_VERSION >= 12080")]),
-    ("#if __CUDA_ARCH__ < 800", [("MP2003", "__MUSA_ARCH__ < 800")]),
-    ("#if 800 <= __CUDA_ARCH__", [("MP2003", "800 <= __MUSA_ARCH__")]),
+    # An arch threshold takes the MUSA value and is reported as that choice (issue 26);
+    # an equality with one CUDA arch has no MUSA counterpart: a hazard.
+    ("#if __CUDA_ARCH__ < 800", [("MP3104", "800")]),
+    ("#if 800 <= __CUDA_ARCH__", [("MP3104", "800")]),
+    ("#if __CUDA_ARCH__ == 750", [("MP2003", "__MUSA_ARCH__ == 750")]),
     ("#if MY_CUDA_VERSION >= 3", []),
     ('// asm volatile("x"); 0xffffffff', []),
 ])
@@ -271,4 +274,5 @@ def test_hazards(tmp_path, code, found):
     out = tmp_path / "r.json"
     run_cli(src, "--report-json", out, check=0)
     diags = json.loads(out.read_text())["diagnostics"]
-    assert [(d["id"], d["text"]) for d in diags if d["id"].startswith("MP2")] == found
+    assert [(d["id"], d["text"]) for d in diags
+            if d["id"].startswith("MP2") or d["id"] == "MP3104"] == found

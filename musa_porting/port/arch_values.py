@@ -21,7 +21,8 @@ FAMILY = "arch"
 # __MUSA_ARCH__'s values (the brief: mp_21 -> 210, mp_22 -> 220, mp_31 -> 310), by the
 # CUDA threshold they stand for.
 MUSA_VALUES = (210, 220, 310)
-_OP = rb"\s*(?:>=|<=|==|!=|>|<)\s*"
+# Orderings only: an equality names one CUDA arch, which no MUSA arch is (MP2003 says so).
+_OP = rb"\s*(?:>=|<=|>(?!>)|<(?!<))\s*"
 _COMPARE = re.compile(rb"__CUDA_ARCH__(" + _OP + rb")(\d+)\b|\b(\d+)(" + _OP + rb")__CUDA_ARCH__")
 ARCH_NOTE = ("mp_21 is MTT S80/S3000 (210), mp_22 MTT S4000 (220), mp_31 MTT S5000 (310): check "
              "that the branch suits the MUSA GPUs you build for")

@@ -28,7 +28,10 @@ CHECK = "MP1007"
 ATTESTED_ENV = {**bn.HOME_VARS, "TORCH_CUDA_ARCH_LIST": "TORCH_MUSA_ARCH_LIST"}
 _LIB = re.compile(r"(?P<dir>(?:[^/]*/)*)lib(?P<name>[A-Za-z0-9_]+?)(?P<ext>\.so(?P<ver>(?:\.\d+)*)|\.a)")
 _ENV = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_CUDA_LIB = re.compile(r"(?:cu|nv|nccl|NV)[A-Za-z0-9_]*")
+# CUDA's own libraries (cudart, cublasLt, nvrtc, nvToolsExt, nvidia-ml...), not every
+# name that starts like one (Ascend's cust_opapi).
+_CUDA_LIB = re.compile(r"cuda\w*|cu(?:blas|fft|rand|sparse|solver|dnn|pti|file|tensor)\w*|nccl"
+                       r"|nv(?:rtc|ToolsExt|jpeg|JitLink|ml|ptxcompiler|blas|tx)\w*|nvidia-ml")
 _ANCHORS = re.compile(rb"\.so|\.a\"|[A-Z0-9]_[A-Z0-9]")
 
 

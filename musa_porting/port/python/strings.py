@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable, Mapping
 
 from ...rules.model import Rule
-from ..cuda_strings import library_file
 from ...rules.vocabulary import Vocabulary
+from ..cuda_strings import library_file
 from . import names as n
 
 _DEVICE = re.compile(r"cuda(:(?:\d*|%[dis]|\{[^{}]*\}))?")
