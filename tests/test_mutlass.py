@@ -83,6 +83,12 @@ def test_the_family_is_listed_and_can_be_switched_off(tmp_path):
     proc = run_cli("rules", "cutlass::", "CUTE_", "<cutlass/", check=0)
     assert "cutlass:: -> mutlass::  [mutlass, supported]" in proc.stdout
     assert "CUTE_ -> MUTE_  [mutlass, supported]" in proc.stdout
+    # A name with no rule of its own: what ports it inside a match, or in context.
+    proc = run_cli("rules", "CUTLASS_HOST_DEVICE", check=0)
+    assert proc.stdout.strip() == "CUTLASS_HOST_DEVICE -> MUTLASS_HOST_DEVICE  [mutlass] by the rule CUTLASS_"
+    proc = run_cli("rules", "cutlass", check=1)
+    assert proc.stderr.startswith("cutlass: no rule; in context: ")
+    assert "cutlass:: -> mutlass::" in proc.stderr and "<cutlass/ -> <mutlass/" in proc.stderr
 
     src = tmp_path / "csrc"
     shutil.copytree(SRC, src)
