@@ -20,10 +20,11 @@ from .cli.common import CONTEXT, split_csv, write_output
 @click.option("-r", "--root_path", "root", required=True, metavar="PATH",
               help="A .py file, or a folder whose .py files are converted.")
 @click.option("-l", "--launch_path", "launch", multiple=True, metavar="FILES",
-              help="The scripts that start a run (comma-separated, repeatable): each gets "
-                   "`import torch_musa` after its first `import torch`.")
+              help="The scripts that start a run (several after one -l, comma-separated, or "
+                   "repeated): each gets `import torch_musa` after its first `import torch`.")
 @click.option("-e", "--excluded_path", "excluded", multiple=True, metavar="PATHS",
-              help="Files or folders to leave alone (comma-separated, repeatable).")
+              help="Files or folders to leave alone (several after one -e, comma-separated, "
+                   "or repeated).")
 @click.option("--force", is_flag=True,
               help="Also convert files with changes git does not hold (uncommitted, untracked).")
 @click.option("--no-backup", is_flag=True,
@@ -70,12 +71,38 @@ def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet
                f" -> {result.base}", err=err)
 
 
+# Options that take several values, as torch_musa's argparse (nargs="+") takes them:
+# ``-e a.py b.py``; click takes one value per option, so the values are joined.
+_MANY = frozenset({"-e", "--excluded_path", "-l", "--launch_path"})
+
+
+def several_values(argv: list[str]) -> list[str]:
+    """``-e a b -r x`` -> ``-e a,b -r x`` (a value is every word up to the next option)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        out.append(arg)
+        i += 1
+        if arg in _MANY:
+            values = []
+            while i < len(argv) and (not argv[i].startswith("-") or not values) and argv[i] != "--":
+                values.append(argv[i])
+                i += 1
+            if values:
+                out.append(",".join(values))
+    return out
+
+
 def main(argv=None) -> None:
     """Console entry point: errors are one line and an exit code (2: bad input or a
     refusal, nothing written)."""
+    import sys
+
     from .cli.app import run
 
-    run(converter_cmd, argv, "musa-converter")
+    run(converter_cmd, several_values(list(sys.argv[1:] if argv is None else argv)),
+        "musa-converter")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from .errors import PortError
 from .shadow import shadow_warning
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
+from .tree.output_state import FORCE_HINT, Conflict
 from .tree.paths import inside
 from .tree.result import FileOutcome, PortResult
 
@@ -75,6 +76,7 @@ def read_json(file_path: str) -> dict:
 
 
 _read_json = read_json  # ours, to tell whether a caller replaced it
+GENERAL = "general.json"  # torch_musa's own table, which it never reads from mapping_dir_path
 
 
 def _from_json(value: str, name: str):
@@ -153,6 +155,8 @@ class SimplePorting:
         quiet: bool = False,
         rename_paths: bool = False,
         project_symbols: bool = True,
+        force: bool = False,
+        rename_exported: bool = False,
     ) -> None:
         self.cuda_dir_path = os.fspath(cuda_dir_path)
         self.ignore_dir_paths = _ignore_list(ignore_dir_paths)
@@ -166,6 +170,8 @@ class SimplePorting:
         self.quiet = quiet
         self.rename_paths = rename_paths
         self.project_symbols = project_symbols
+        self.force = force
+        self.rename_exported = rename_exported
         self._user_rules = dict(self.mapping_rule)
         self._loaded: dict[str, str] | None = None  # the pairs load_replaced_mapping gave
         self._file_porter = None
@@ -261,23 +267,29 @@ class SimplePorting:
     def _options(self, loaded: bool = True) -> PortOptions:
         rules, tables = (_engine_rules(self.mapping_rule, self._user_rules, self._loaded) if loaded
                          else ({**_MAPPING_RULE, **self._user_rules}, True))
+        # The tables of mapping_dir_path sit above the default tables and below
+        # mapping_rule, as torch_musa merges them with its own general.json.
         mapping_dir = self.mapping_dir_path
+        dir_files: list[str] = []
         if mapping_dir and read_json is not _read_json:
             # A caller's read_json reads the mapping folder (as torch_musa's did).
             rules = {**_read_mapping_dir(mapping_dir), **rules}
-            mapping_dir, tables = None, False
+        elif mapping_dir:
+            dir_files = _mapping_dir_files(mapping_dir)
         cwd = os.getcwd()
         return PortOptions(
             src=self.cuda_dir_path,
             output=self.musa_dir_path,
             ignore=list(ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [cwd]).values()),
+            rule_files=dir_files,
             inline_rules=rules,
             default_rules=not self.drop_default_mapping and tables,
-            mapping_dir=mapping_dir if tables else None,
             disable_families=self.disable_families,
             enable_families=self.enable_families,
             rename_paths=self.rename_paths,
             project_symbols=self.project_symbols,
+            force=self.force,
+            rename_exported=self.rename_exported,
             renames={"." + k: "." + v for k, v in EXT_REPLACED_MAPPING.items()},
             file_name=self.change_filename if self._replaced("change_filename") else None,
         )
@@ -289,16 +301,29 @@ class SimplePorting:
     def run(self) -> PortResult:
         """Port ``cuda_dir_path`` into ``musa_dir_path`` (default ``<cuda_dir_path>_musa``)."""
         from .tree.porter import port_tree
+        from .tree.rename_map import process_map, with_outside
 
         notes = [w for w in (shadow_warning(), _mapping_dir_note(self.mapping_dir_path)) if w]
         self.process_ignore_dir_paths()
         if self._replaced("load_replaced_mapping") and not isinstance(self.mapping_rule, list):
             self.load_replaced_mapping()
-        if self._replaced("modify_file"):
-            result = _run_per_file(self)
-        else:
-            _check_output(self.cuda_dir_path, self.musa_dir_path)
-            result = port_tree(self.options())
+        try:
+            if self._replaced("modify_file"):
+                result = _run_per_file(self)
+            else:
+                _check_output(self.cuda_dir_path, self.musa_dir_path)
+                # Calls in one process share one rename map (tree/rename_map.py).
+                shared = process_map(self.cuda_dir_path)
+                result = port_tree(with_outside(self.options(), [shared] if shared else []))
+                if shared is not None:
+                    shared.record(self.cuda_dir_path, result.project, result.symbol_uses)
+        except PortError as exc:
+            # The user's call is where it went wrong: no traceback through the engine,
+            # and the fix said as this API spells it.
+            if isinstance(exc, Conflict):
+                exc = PortError(exc.message.replace(FORCE_HINT, "pass force=True to SimplePorting"),
+                                exc.path)
+            raise exc.with_traceback(None) from None
         patterns = ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [os.getcwd()])
         notes += result.warnings
         notes += [f"ignore_dir_paths: {e} matched nothing in {self.cuda_dir_path}"
@@ -307,7 +332,7 @@ class SimplePorting:
             from .report.summary import total_line
 
             for note in notes:
-                LOGGER.warning(note)
+                LOGGER.warning(note.replace("(--force)", "(force=True)"))
             LOGGER.info(total_line(result))
         return result
 
@@ -340,14 +365,24 @@ def _check_output(cuda_dir: str, musa_dir: str) -> None:
 
 
 def _mapping_dir_note(d: str | None) -> str | None:
-    """torch_musa reads ``general.json`` from ``mapping_dir_path``; musa-port reads every
-    JSON file there. Say so when that differs."""
-    if not d or not os.path.isdir(d) or os.path.isfile(os.path.join(d, "general.json")):
+    """torch_musa reads every ``*.json`` of ``mapping_dir_path`` except ``general.json``
+    (its general table comes from its own folder); musa-port reads that one too, on
+    purpose (a file the user put there is not dropped in silence). Say so."""
+    if not d or not os.path.isfile(os.path.join(d, GENERAL)):
         return None
-    names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
-    return (f"mapping_dir_path {d} has no general.json (torch_musa's SimplePorting reads "
-            f"its rules from there); musa-port reads every *.json in it: "
-            f"{', '.join(names) or 'none, so no rules'}")
+    return (f"mapping_dir_path {os.path.join(d, GENERAL)}: torch_musa's SimplePorting does not "
+            f"read {GENERAL} from mapping_dir_path (it uses its own); musa-port reads it, so its "
+            "rules are in force")
+
+
+def _mapping_dir_files(directory: str) -> list[str]:
+    """The rule tables of a mapping folder: every ``*.json`` in it, in name order."""
+    from .rules.vocabulary import VOCABULARY_FILE
+
+    if not os.path.isdir(directory):
+        raise PortError("mapping folder not found", directory)
+    return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
+            if n.endswith(".json") and n != VOCABULARY_FILE]
 
 
 def _run_per_file(sp: SimplePorting) -> PortResult:
@@ -387,15 +422,12 @@ _ORIGINAL = {name: SimplePorting.__dict__[name] for name in
 
 def _read_mapping_dir(directory: str) -> dict[str, str]:
     """A torch_musa mapping folder read through the module's ``read_json``."""
-    if not os.path.isdir(directory):
-        raise PortError("mapping folder not found", directory)
     rules: dict[str, str] = {}
-    for name in sorted(os.listdir(directory)):
-        if name.endswith(".json"):
-            data = read_json(os.path.join(directory, name))
-            if not isinstance(data, dict):
-                raise PortError("read_json did not return an object", os.path.join(directory, name))
-            rules.update(data)
+    for path in _mapping_dir_files(directory):
+        data = read_json(path)
+        if not isinstance(data, dict):
+            raise PortError("read_json did not return an object", path)
+        rules.update(data)
     return rules
 
 

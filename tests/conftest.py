@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,13 @@ MMCV_IGNORES = ["common/mlu", "common/mps", "parrots", "pytorch/mlu", "pytorch/m
 if "MUSA_PORT_CACHE_DIR" not in os.environ:
     os.environ["MUSA_PORT_CACHE_DIR"] = tempfile.mkdtemp(prefix="musa-port-test-cache-")
     atexit.register(shutil.rmtree, os.environ["MUSA_PORT_CACHE_DIR"], True)
+
+# A test run started in the background by a shell without job control inherits Ctrl-C
+# ignored, and so would every musa-port it starts (a process that inherits SIGINT
+# ignored rightly keeps ignoring it). The Ctrl-C tests stand for a user at a terminal:
+# give the run a handler, which the processes it starts get back as the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # CI must run the nvcc tests, never skip them: .ci/run sets this (and installs the
 # nvidia-cuda-nvcc wheel where the machine has no CUDA toolkit).

@@ -58,11 +58,14 @@ def test_diff_implies_dry_run_unless_write(csrc):
 # -- what the user typed --------------------------------------------------------------
 
 def test_usage_errors_name_the_command_typed(csrc):
+    # Which help option click's hint names (-h or --help) is click's choice and varies
+    # with its version; the command in it must be the one typed.
     err = cli(csrc, "--bogus", check=2).stderr
-    assert "Usage: musa-port [OPTIONS] SRC" in err and "Try 'musa-port --help' for help." in err
+    assert "Usage: musa-port [OPTIONS] SRC" in err
+    assert re.search(r"Try 'musa-port (-h|--help)' for help\.", err), err
     assert "musa-port port" not in err
     err = cli("port", csrc, "--bogus", check=2).stderr  # typed: then it is named
-    assert "Try 'musa-port port --help' for help." in err
+    assert re.search(r"Try 'musa-port port (-h|--help)' for help\.", err), err
 
 
 @pytest.mark.parametrize("word", ["build", "verify", "rules"])

@@ -1,5 +1,5 @@
 """Strings that name CUDA things (issue 26, point 6): shared-library names and
-environment variables are ported where the MUSA name is attested and reported (MP1007)
+environment variables are ported where the MUSA name is attested and reported (MP1009)
 where it is not; a backend string compared with the project's renamed enum follows.
 Input: ``fixtures/cuda_strings``."""
 
@@ -41,13 +41,13 @@ def test_attested_names_are_ported(ported):
 
 def test_the_rest_is_reported(ported):
     out, report = ported
-    found = {(d["file"], d["text"]) for d in report["diagnostics"] if d["id"] == "MP1007"}
+    found = {(d["file"], d["text"]) for d in report["diagnostics"] if d["id"] == "MP1009"}
     assert found == {("loader.cpp", "libnvrtc.so"), ("loader.cpp", "libmusa.so.1"),
                      ("loader.cpp", "CUDA_LAUNCH_BLOCKING"), ("loader.py", "libnvrtc.so.12")}
     d = next(d for d in report["diagnostics"] if d["text"] == "CUDA_LAUNCH_BLOCKING")
     assert (d["line"], d["source_line"]) == (24, 24)
     assert "MUSA_LAUNCH_BLOCKING" in d["message"] and "--keep" in d["message"]
-    assert report["checks"]["MP1007"]["residual"] is True
+    assert report["checks"]["MP1009"]["residual"] is True
 
 
 def test_skip_strings_and_keep(tmp_path):
@@ -58,7 +58,7 @@ def test_skip_strings_and_keep(tmp_path):
             "-q", check=0)
     cpp = (tmp_path / "src_musa" / "loader.cpp").read_text()
     assert 'dlopen("libcudart.so"' in cpp and 'getenv("CUDA_HOME")' in cpp
-    texts = {d["text"] for d in json.loads(report.read_text())["diagnostics"] if d["id"] == "MP1007"}
+    texts = {d["text"] for d in json.loads(report.read_text())["diagnostics"] if d["id"] == "MP1009"}
     assert "CUDA_LAUNCH_BLOCKING" not in texts and "libnvrtc.so" in texts
 
 

@@ -33,10 +33,12 @@ def ids(src: str, rules=RULES, **kw) -> list[str]:
     ("torch.cuda.synchronize()\n", "torch.musa.synchronize()\n"),
     ("with torch.cuda.amp.autocast():\n    pass\n", "with torch.musa.amp.autocast():\n    pass\n"),
     ("s = torch.cuda.amp.GradScaler(enabled=True)\n", "s = torch.musa.amp.GradScaler(enabled=True)\n"),
-    ("import torch.cuda\n", "import torch.musa\n"),
-    ("from torch.cuda import amp\n", "from torch.musa import amp\n"),
-    ("from torch.cuda.amp import autocast\n", "from torch.musa.amp import autocast\n"),
-    ("from torch import cuda\ncuda.synchronize()\n", "from torch import musa as cuda\ncuda.synchronize()\n"),
+    # torch.musa is an attribute torch_musa sets, not a module: test_converter_imports.py
+    ("import torch.cuda\n", "import torch, torch_musa\n"),
+    ("from torch.cuda import amp\n", "from torch_musa import amp\n"),
+    ("from torch.cuda.amp import autocast\n", "from torch.cuda.amp import autocast\n"),
+    ("from torch import cuda\ncuda.synchronize()\n",
+     "import torch_musa\nfrom torch import musa as cuda\ncuda.synchronize()\n"),
     ("ok = (torch .cuda\n      .is_available())\n", "ok = (torch .musa\n      .is_available())\n"),
     ("mem = f'{torch.cuda.memory_reserved() / 1E9:.3g}G'\n",
      "mem = f'{torch.musa.memory_reserved() / 1E9:.3g}G'\n"),
@@ -51,7 +53,7 @@ def test_torch_cuda_becomes_torch_musa(before, after):
     ("self.cuda = torch.cuda.is_available()\n", "self.cuda = torch.musa.is_available()\n"),
     ("if t.is_cuda:\n    pass\n", "if t.is_musa:\n    pass\n"),
     ("torch.backends.cudnn.benchmark = True\n", "torch.backends.mudnn.benchmark = True\n"),
-    ("from torch.backends import cudnn\n", "from torch.backends import mudnn as cudnn\n"),
+    ("from torch.backends import cudnn\n", "import torch_musa\nfrom torch.backends import mudnn as cudnn\n"),
 ])
 def test_methods_attributes_and_cudnn(before, after):
     assert port(before) == after
@@ -101,12 +103,14 @@ def test_extension_names_are_renamed_only_in_files_that_import_cpp_extension():
 
 
 def test_a_torch_cuda_name_torch_musa_lacks_is_a_finding_not_a_silent_rename():
-    src = "import torch\n\ntorch.cuda.synchronize()\nn = torch.cuda.memory_reserved()\n"
+    src = "import torch\n\ntorch.cuda.synchronize()\nn = torch.cuda.list_gpu_processes()\n"
     p = port_python(src.encode(), RULES)
-    assert p.data.decode().endswith("n = torch.musa.memory_reserved()\n")
+    assert p.data.decode().endswith("n = torch.musa.list_gpu_processes()\n")
     assert [(d.id, d.text, d.line, d.column) for d in p.diagnostics] == \
-        [("MP4001", "memory_reserved", 4, 16)]
-    assert "memory_reserved" in p.diagnostics[0].message
+        [("MP4001", "list_gpu_processes", 4, 16)]
+    assert "list_gpu_processes" in p.diagnostics[0].message
+    # names torch_musa re-exports from its submodules are torch.musa names too
+    assert ids("import torch\ntorch.cuda.empty_cache()\ntorch.cuda.memory_reserved()\n") == []
     # synchronize and amp are torch.musa names: no finding
     assert ids("from torch.cuda import amp, nvtx\n") == ["MP4001"]
 
@@ -133,7 +137,7 @@ def test_launch_file_without_import_torch_gets_a_warning():
 
 
 def test_launch_insertion_moves_later_findings_down_a_line():
-    p = port_python(b"import torch\ntorch.cuda.empty_cache()\n", RULES, launch=True)
+    p = port_python(b"import torch\ntorch.cuda.list_gpu_processes()\n", RULES, launch=True)
     (d,) = p.diagnostics
     assert (d.src_line, d.line) == (2, 3)
 
@@ -258,9 +262,10 @@ def test_a_file_that_does_not_parse_whole_gets_one_finding_at_its_error(src, lin
 
 
 def test_a_file_too_deeply_nested_for_python_gets_a_finding_not_a_crash():
-    """CPython cannot compile a 5,000-term sum (it recurses per term): the file gets the
-    file finding, and the statement that needed porting is still ported."""
-    src = ("import torch\nx = " + " + ".join(["1"] * 5000) + "\n"
+    """CPython cannot compile a 100,000-term sum (it recurses per term; 3.13 manages the
+    5,000 this test used to take): the file gets the file finding, and the statement that
+    needed porting is still ported."""
+    src = ("import torch\nx = " + " + ".join(["1"] * 100_000) + "\n"
            "y = torch.cuda.device_count()\n")
     p = port_python(src.encode(), RULES)
     assert p.data.decode() == src.replace("torch.cuda", "torch.musa")
@@ -397,7 +402,7 @@ _STATEMENTS = [
     "s = f'cuda:{{r}}' {0}'cuda'",
     "t = f\"{{torch.cuda.device_count()}} {{d['cuda']}}\"",
     "os.environ[{0}'CUDA_VISIBLE_DEVICES'] = '0'",
-    "from torch{0}.{1}cuda import amp",
+    "from torch{0}.{1}cuda.amp import autocast",  # left: torch.musa.amp is no module
     "import torch.cuda.amp as amp, cupy",
     "from torch.utils.cpp_extension import (CUDAExtension,{1}CUDA_HOME)",
     "if t.is_cuda:  # cuda\n    pass",

@@ -48,7 +48,7 @@ def test_mmcv(tmp_path):
     assert "#if __MUSA_ARCH__ >= 210" in (tmp_path / "keep/pytorch/cuda/bbox_overlaps_cuda.mu").read_text()
     # Points 1, 2, 3, 6: nothing to do in mmcv.
     assert "mutlass" not in keep["families"] and "strings" not in keep["families"]
-    assert counts["MP1007"] == 0 and not _build_macros(keep) and not keep["renamed_paths"]
+    assert counts["MP1009"] == 0 and not _build_macros(keep) and not keep["renamed_paths"]
     assert len(keep["project_symbols"]["renamed"]) == 323  # as before
 
     default = _port(src, tmp_path / "default", *args)
@@ -72,7 +72,7 @@ def test_vllm(tmp_path):
                    if d["id"] == "MP3104")
     assert keep["families"]["arch"] == 25 and arch == {"cuh": 19, "cu": 6, "cmake": 3}
     assert counts["MP2003"] == 2  # the two comparisons with one CUDA arch (== 750)
-    (lib,) = [d for d in keep["diagnostics"] if d["id"] == "MP1007"]
+    (lib,) = [d for d in keep["diagnostics"] if d["id"] == "MP1009"]
     assert (lib["source_file"], lib["text"]) == ("vllm/utils.py", "libmccl.so.2")
     assert 'find_library("libmccl.so.2")' in (tmp_path / "keep/vllm/utils.py").read_text()
     assert not _build_macros(keep) and "mutlass" not in keep["families"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import run_cli
@@ -47,14 +48,14 @@ def test_no_default_rules_and_mapping_dir(tmp_path):
 @pytest.mark.parametrize(
     "name, text, where, what",
     [
-        ("extra.json", '{\n  "a": "b",\n  "c" "d"\n}', "extra.json:3:7:", "Expecting ':' delimiter"),
+        ("extra.json", '{\n  "a": "b",\n  "c" "d"\n}', "extra.json:3:7:", ""),  # json's words
         ("extra.json", '{\n  "a": "b",\n  "a": "c"\n}', "extra.json:3:3:", "duplicate key 'a'"),
         ("extra.json", '{\n  "": "b"\n}', "extra.json:2:3:", "empty rule key"),
-        ("extra.json", '{\n  "a": ""\n}', "extra.json:2:3:", "empty replacement"),
         ("extra.json", '{\n  "a": 3\n}', "extra.json:2:3:", "must be a string"),
         ("extra.json", '["a", "b"]', "extra.json:1:1:", "must be a JSON object"),
-        ("extra.json", '{"a": "b",}', "extra.json:1:11:", "Expecting property name"),
-        ("extra.yaml", 'a: b\nc: [d\n', "extra.yaml:3:1:", ""),
+        # at the trailing comma (Python 3.13's json) or just after it (3.10-3.12)
+        ("extra.json", '{"a": "b",}', "extra.json:1:1[01]:", ""),
+        ("extra.yaml", 'a: b\nc: [d\n', "extra.yaml:[23]:[0-9]+:", ""),  # the bracket never closed
         ("extra.yaml", 'a: b\na: c\n', "extra.yaml:2:1:", "duplicate key 'a'"),
         ("extra.yaml", 'a: b\nc:\n', "extra.yaml:2:3:", "must be a string"),
         ("extra.yaml", '- a\n- b\n', "extra.yaml:1:1:", "must be a mapping"),
@@ -65,8 +66,9 @@ def test_malformed_rule_files_name_file_line_column(tmp_path, name, text, where,
     with pytest.raises(PortError) as info:
         load_rule_file(p)
     msg = str(info.value)
-    assert msg.startswith(str(p).replace(name, "") + where), msg
-    assert what in msg
+    m = re.match(re.escape(str(p).replace(name, "")) + where + r" (\S.*)", msg)
+    assert m, msg  # file:line:col: and a message (json's and YAML's own words vary by version)
+    assert what in m.group(1)
 
 
 def test_malformed_rule_file_cli_one_line_exit_2_nothing_written(tmp_path):

@@ -73,8 +73,8 @@ def test_mapping_dir_path(csrc, tmp_path):
 def test_errors_are_port_errors(tmp_path):
     with pytest.raises(PortError, match="source folder not found"):
         SimplePorting(str(tmp_path / "nope")).run()
-    with pytest.raises(PortError, match="non-empty string"):
-        SimplePorting(str(tmp_path), mapping_rule={"x": ""}).run()
+    with pytest.raises(PortError, match="must be a string"):
+        SimplePorting(str(tmp_path), mapping_rule={"x": None}).run()
 
 
 def run_module(*args, cwd):
@@ -135,14 +135,23 @@ def test_drop_default_mapping_with_no_rules_renames_and_copies(csrc):
     assert r.rules == 0
 
 
-def test_mapping_dir_without_general_json_warns(csrc, tmp_path, capsys):
+def test_mapping_dir_tables_sit_above_the_defaults_as_torch_musa_merges_them(csrc, tmp_path, capsys):
+    """torch_musa reads every *.json of mapping_dir_path but general.json, on top of its
+    own general table: the defaults stay (cudaFree), the folder's rule wins over them,
+    mapping_rule over both. A general.json there is read too, with a warning."""
+    (csrc / "a.cu").write_text("void f() { cudaMalloc(&p, 4); cudaFree(p); cudaMemset(p, 0, 4); }\n")
     d = tmp_path / "maps"
     d.mkdir()
-    (d / "extra.json").write_text('{"cudaMalloc": "fromExtra"}')
+    (d / "extra.json").write_text('{"cudaMalloc": "fromExtra", "cudaMemset": "fromExtra2"}')
+    SimplePorting("csrc", mapping_dir_path=str(d), mapping_rule={"cudaMemset": "fromUser"}).run()
+    out = (csrc.parent / "csrc_musa/a.mu").read_text()
+    assert out == "void f() { fromExtra(&p, 4); musaFree(p); fromUser(p, 0, 4); }\n"
+    assert "general.json" not in capsys.readouterr().err
+    (d / "general.json").write_text('{"cudaFree": "fromGeneral"}')
     SimplePorting("csrc", mapping_dir_path=str(d)).run()
-    assert "fromExtra(&p, 4)" in (csrc.parent / "csrc_musa/a.mu").read_text()
+    assert "fromGeneral(p)" in (csrc.parent / "csrc_musa/a.mu").read_text()
     err = capsys.readouterr().err
-    assert "has no general.json" in err and "extra.json" in err
+    assert "general.json" in err and "does not read" in err
 
 
 def test_ignore_path_that_matches_nothing_is_reported(csrc, capsys):

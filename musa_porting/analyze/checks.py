@@ -41,11 +41,19 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A name the tree defines holds a CUDA word, but its MUSA name is taken (the tree "
           "defines or uses it, or the tables do), so neither is renamed.",
           "#define CUDA_CHECK ... / #define MUSA_CHECK ..."),
+    Check("MP1007", "project-symbol-exported", "note", False,
+          "A name the tree defines holds a CUDA word, but Python calls it by name (a pybind11 "
+          "or TORCH_LIBRARY binding): kept, at its binding site. --rename-exported renames it "
+          "and the run's Python callers.", 'm.def("get_compiling_cuda_version", ...)'),
+    Check("MP1008", "exported-name-renamed", "warning", False,
+          "A name Python calls by name was renamed (--rename-exported): the Python files of "
+          "the run follow, callers outside SRC (other packages, other trees) do not.",
+          'm.def("quant_cuda", ...)   // -> "quant_musa"'),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu). Convert it to "
           "UTF-8 to port it.", "k.cu saved as UTF-16"),
-    Check("MP1007", "cuda-named-string", "warning", True,
+    Check("MP1009", "cuda-named-string", "warning", True,
           "A string literal names a CUDA shared library or environment variable that has no "
           "attested MUSA name (or keeps a CUDA library's version suffix): the program would "
           "load or read the CUDA one at run time.", 'dlopen("libnvrtc.so", RTLD_LAZY);'),
@@ -95,7 +103,7 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
     # Python findings (port/python, analyze/python_findings.py).
     Check("MP4001", "unknown-torch-musa-name", "warning", False,
           "torch.cuda.X was renamed to torch.musa.X, but X is not among torch.musa's public "
-          "names (torch_musa's list): check that it exists.", "torch.cuda.memory_reserved()"),
+          "names (torch_musa's list): check that it exists.", "torch.cuda.list_gpu_processes()"),
     Check("MP4002", "cupy", "error", True,
           "CuPy has no MUSA backend.", "import cupy as cp"),
     Check("MP4003", "pycuda", "error", True,
@@ -113,6 +121,11 @@ CHECKS: dict[str, Check] = {c.id: c for c in (
           "A statement that does not parse as Python 3 (a syntax error, Python 2) was ported by "
           "text rules only; or a file that does not parse as a whole had its statements ported "
           "one by one.", 'print "cuda"'),
+    Check("MP4008", "torch-musa-import", "warning", False,
+          "An import names a submodule of torch.cuda (or torch.backends.cudnn) that torch_musa "
+          "has only as an attribute (torch.musa, torch.backends.mudnn are set by import "
+          "torch_musa, not importable): left as it is; use the attribute in code.",
+          "from torch.cuda.amp import autocast"),
 )}
 
 @dataclass(frozen=True)

@@ -185,7 +185,8 @@ class ClangIndexer:
             lexed.note = f"clang: {self._failed[rel]}; indexed by the lexer"
             return lexed
         defs = [d for d in self._defs.get(rel, []) if words.vocabulary.rename(d.name) is not None]
-        return FileSymbols(sorted(defs, key=lambda d: (d.line, d.column)), lexed.taken)
+        return FileSymbols(sorted(defs, key=lambda d: (d.line, d.column)), lexed.taken,
+                           exported=lexed.exported, uses=lexed.uses)
 
 
 def _kind(ci, c) -> str | None:

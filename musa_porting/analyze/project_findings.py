@@ -1,7 +1,8 @@
 """Findings for what the port renamed in a file as a whole: each renamed project symbol
 (MP1004, a note) and each name whose MUSA name is taken (MP1005, a warning), at its
-first definition site, so the reports and SARIF show where every rename comes from;
-and each CUDA arch number turned into a MUSA one (MP3104)."""
+first definition site, so the reports and SARIF show where every rename comes from; each
+name kept because Python calls it (MP1007, a note) or renamed all the same (MP1008, a
+warning) at its binding; and each CUDA arch number turned into a MUSA one (MP3104)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
             msg = (f"'{item.old}' ({site.kind}) is defined in the tree: renamed to '{item.new}' "
                    f"everywhere{where}")
             out.append(Diagnostic("MP1004", item.old, site.line, col, site.line, site.column, msg))
+        elif what == "kept":
+            msg = (f"'{item.old}' is exported to Python ({site.kind}): kept, not renamed to "
+                   f"'{item.new}'; --rename-exported renames it and the run's Python callers")
+            out.append(Diagnostic("MP1007", item.old, site.line, col, site.line, site.column, msg))
+        elif what == "exported":
+            msg = (f"'{item.old}' is exported to Python ({site.kind}) and renamed to '{item.new}' "
+                   f"(--rename-exported): the Python files of this run follow; callers outside "
+                   f"it still call '{item.old}'")
+            out.append(Diagnostic("MP1008", item.old, site.line, col, site.line, site.column, msg))
         else:
             assert isinstance(item, Collision)
             msg = f"'{item.old}' ({site.kind}) not renamed to '{item.new}': {item.reason}"

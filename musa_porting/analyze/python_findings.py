@@ -83,6 +83,14 @@ def unknown_torch_name(attr: str) -> PyFinding:
                      "in your torch_musa, or replace it")
 
 
+def attribute_import(module: str) -> PyFinding:
+    musa = module.replace("torch.cuda", "torch.musa", 1).replace("cudnn", "mudnn", 1)
+    return PyFinding("MP4008", module, f"{module} is imported by its module path, but on MUSA "
+                     f"{musa} is an attribute that `import torch_musa` sets, not a module an "
+                     "import statement can name: left as it is (torch's CUDA module); use "
+                     f"{musa}.<name> in code, or `from torch_musa import <name>`")
+
+
 def file_not_parsed(reason: str) -> PyFinding:
     return PyFinding("MP4007", "", f"this file does not parse as Python 3 ({reason}): the "
                      "statements that needed porting were parsed and ported one by one; check "

@@ -1,4 +1,4 @@
-"""MP1007: string literals of a ported C/C++ file that still name a CUDA library or
+"""MP1009: string literals of a ported C/C++ file that still name a CUDA library or
 environment variable (``port/cuda_strings.py`` decides what each names), placed in the
 ported file and, through the edits of its line, in the CUDA original."""
 
@@ -39,7 +39,7 @@ _PY_LIBRARY = re.compile(rb"""(['"])([^'"\n\\]*lib[A-Za-z0-9_]+\.(?:so|a)[.0-9]*
 
 def python_library_findings(ported: bytes, strings: CudaStrings,
                             edits: Sequence[Edit]) -> list[Diagnostic]:
-    """MP1007 for a Python string that still names a CUDA library (``"libnvrtc.so"``) or
+    """MP1009 for a Python string that still names a CUDA library (``"libnvrtc.so"``) or
     keeps one's version suffix; environment variables are the Python porter's."""
     out = []
     if b".so" not in ported and b".a" not in ported:

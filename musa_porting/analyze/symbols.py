@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..port import lexer
 from ..rules.vocabulary import Vocabulary
+from . import exported as exported_names
 
 _IDENT_BYTE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _MASK = bytes(0x61 if b in _IDENT_BYTE else 0x20 for b in range(256))
@@ -66,9 +67,17 @@ class FileSymbols:
     defs: list[Definition] = field(default_factory=list)
     taken: list[str] = field(default_factory=list)  # identifiers holding a MUSA-side word
     note: str = ""  # how it was indexed when not the default way (clang fell back, ...)
+    # Names it exports to Python: [name, line, column, how] (analyze/exported.py).
+    exported: list[list] = field(default_factory=list)
+    # Names holding a CUDA word it uses but does not define (tree/rename_map.py: a later
+    # port must not rename what this one left).
+    uses: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        out: dict = {"defs": [d.to_list() for d in self.defs], "taken": self.taken}
+        out: dict = {"defs": [d.to_list() for d in self.defs], "taken": self.taken,
+                     "exported": self.exported}
+        if self.uses:
+            out["uses"] = self.uses
         if self.note:
             out["note"] = self.note
         return out
@@ -76,7 +85,8 @@ class FileSymbols:
     @classmethod
     def from_json(cls, data: dict) -> FileSymbols:
         return cls([Definition(*d) for d in data.get("defs", [])], list(data.get("taken", [])),
-                   data.get("note", ""))
+                   data.get("note", ""), [list(x) for x in data.get("exported", [])],
+                   list(data.get("uses", [])))
 
 
 class WordFinder:
@@ -375,12 +385,15 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
         result.taken = sorted({name for _, _, name in target.identifiers(blanked(), low)})
     if not has_words:
         return result
+    result.exported = [list(x) for x in exported_names.scan(data)]
     enums: list[tuple[int, int]] | None = None
     defined: set[str] = set()
     line, pos = 1, 0
     rename = words.vocabulary.rename
     n = len(data)
+    named: set[bytes] = set()
     for s, e in words.spans(data, low):
+        named.add(data[s:e])
         # Most hits are uses: a definition is followed by one of ( = ; , ) [ { : or
         # "final", or is a macro's name. A few byte checks settle most hits, before
         # the file is lexed at all.
@@ -408,4 +421,6 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
         line += data.count(b"\n", pos, s)
         pos = s
         result.defs.append(Definition(name, kind, line, s - data.rfind(b"\n", 0, s)))
+    result.uses = sorted(u for u in (b.decode("ascii", "replace") for b in named if b[:1].isalpha()
+                                     or b[:1] == b"_") if u not in defined and rename(u) is not None)
     return result

@@ -70,7 +70,9 @@ def console_for(stderr: bool):
     mode = color_mode()
     if mode == "never":
         return Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
-    if mode == "always":
+    if mode == "always" or os.environ.get("FORCE_COLOR"):
+        # FORCE_COLOR (force-color.org) read here, not left to rich: rich obeys it only
+        # from 12.6, and the lowest rich allowed is older.
         return Console(stderr=stderr, highlight=False, force_terminal=True)
     return Console(stderr=stderr, highlight=False)
 

@@ -55,6 +55,11 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
               help="Do not rename the tree's own names that hold a CUDA word (MYLIB_CUDA_CHECK -> "
                    "MYLIB_MUSA_CHECK, launchCudaKernel -> launchMusaKernel); by default every "
                    "name the tree defines is renamed everywhere in the tree.")
+@click.option("--rename-exported", is_flag=True,
+              help="Also rename the tree's names that Python calls by name (pybind11 m.def, "
+                   "py::class_, def_submodule, TORCH_LIBRARY op schemas), and the Python files "
+                   "of this run that call them; by default they are kept (callers outside SRC "
+                   "would break).")
 @click.option("--symbols", "symbols_backend", type=click.Choice(["lexer", "clang"]), default="lexer",
               show_default=True,
               help="How the tree's definitions are found: lexer (no dependency), or clang "
@@ -123,8 +128,8 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 @help_all_option
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
-             symbols_backend, defines, compile_commands, rename_paths, vocab_files, no_python,
-             launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
+             rename_exported, symbols_backend, defines, compile_commands, rename_paths, vocab_files,
+             no_python, launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
              suppress, check, arch, no_build_files, then_build, build_args, force, wait, paranoid,
              quiet, config_file, no_config):
     """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
@@ -178,6 +183,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         enable_families=[f for f in cfg.get("enable-family") if f not in cli_off] + cli_on,
         reverse=reverse,
         project_symbols=not no_project_symbols,
+        rename_exported=rename_exported,
         symbols_backend=symbols_backend,
         defines=list(defines),
         compile_commands=compile_commands,

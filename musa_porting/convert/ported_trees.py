@@ -15,6 +15,7 @@ from ..port.python import PortedTree
 from ..port.python.names import identifier_renames
 from ..port.python.paths import with_folders
 from ..rules import build_ruleset
+from ..rules.project import ProjectPlan
 from ..tree.manifest import MANIFEST_NAME, Manifest, load_manifest
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
@@ -49,16 +50,20 @@ def find_ported_trees(root: str, max_depth: int = 6) -> tuple[list[PortedTree], 
 
 
 def _renames(m: Manifest) -> dict[str, str]:
-    """The port's user rules that rename identifiers (none when its rule files moved)."""
+    """The port's user rules that rename identifiers (none when its rule files moved), and
+    the names it exported to Python and renamed all the same (--rename-exported): the
+    Python that calls them follows."""
+    plan = ProjectPlan.from_json(m.project) if m.project else ProjectPlan()
+    exported = {k: plan.renames[k].new for k in plan.exported if k in plan.renames}
     o = m.options
     if not o.get("rule_files") and not o.get("inline_rules"):
-        return {}
+        return exported
     try:
         rs = build_ruleset(rule_files=o.get("rule_files", ()), inline_rules=o.get("inline_rules"),
                            default_rules=False)
     except PortError:
-        return {}
-    return identifier_renames(rs)
+        return exported
+    return {**exported, **identifier_renames(rs)}
 
 
 def _tree(root: str, out_dir: str, m: Manifest) -> PortedTree | None:

@@ -6,7 +6,7 @@ these, and a port that leaves them loads the CUDA library or reads the CUDA vari
 run time. Where the MUSA name is attested (the brief's: ``-lmusart -lmusa -lmublas
 -lmudnn -lmccl`` and the other MUSA libraries the build files use, ``MUSA_HOME``,
 ``MUSA_PATH``, ``MUSA_VISIBLE_DEVICES``, ``TORCH_MUSA_ARCH_LIST``) the string is ported;
-the rest is reported (MP1007): a library with no known MUSA name (``libnvrtc.so``), a
+the rest is reported (MP1009): a library with no known MUSA name (``libnvrtc.so``), a
 library's CUDA version suffix kept (``libmusa.so.1``: check MUSA's soname), an
 environment variable with a CUDA word whose MUSA name nobody attests
 (``CUDA_LAUNCH_BLOCKING``).
@@ -23,7 +23,7 @@ from . import build_names as bn
 from . import lexer
 
 FAMILY = "strings"
-CHECK = "MP1007"
+CHECK = "MP1009"
 # Environment variables whose MUSA name the brief attests.
 ATTESTED_ENV = {**bn.HOME_VARS, "TORCH_CUDA_ARCH_LIST": "TORCH_MUSA_ARCH_LIST"}
 _LIB = re.compile(r"(?P<dir>(?:[^/]*/)*)lib(?P<name>[A-Za-z0-9_]+?)(?P<ext>\.so(?P<ver>(?:\.\d+)*)|\.a)")

@@ -40,10 +40,11 @@ class FilePort:
         return out
 
     def by_rule(self) -> dict[str, int]:
-        """Replacements per rule key; include renames count as ``old -> new`` pairs."""
+        """Replacements per rule key; include renames count as ``old -> new`` pairs, and
+        a rule with an empty value as ``old (deleted)``."""
         out: dict[str, int] = {}
         for e in self.edits:
-            key = e.old if e.rule is not None else f"{e.old} -> {e.new}"
+            key = f"{e.old} -> {e.new}" if e.rule is None else e.old if e.new else f"{e.old} (deleted)"
             out[key] = out.get(key, 0) + 1
         return out
 
@@ -86,6 +87,10 @@ def port_bytes(
             if new is None:
                 out_of_tree.append(inc)
             continue
+        if _user_rule_covers(data, matcher, inc):
+            if new is None:
+                out_of_tree.append(inc)
+            continue  # the user's rule for the whole include wins (matched below)
         if new is not None:
             fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
             continue
@@ -127,6 +132,21 @@ def port_bytes(
     if out_of_tree and result.edits:
         warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
     return FilePort(result.data, result.edits, warnings, lexed)
+
+
+def _user_rule_covers(data: bytes, matcher: Matcher, inc: lexer.Include) -> bool:
+    """A user rule matches text covering the whole include target with its delimiters
+    (``#include <ATen/cuda/CUDAContext.h>`` as one key): it wins over the tables' header
+    rule and over following a file rename, as user rules always do."""
+    if not matcher.user_text:
+        return False
+    ls = data.rfind(b"\n", 0, inc.start) + 1
+    le = data.find(b"\n", inc.end)
+    le = len(data) if le < 0 else le
+    for s, e, _, _, rule in matcher.finditer(data, ls, le):
+        if getattr(rule, "is_user", False) and s <= inc.start - 1 and e >= inc.end + 1:
+            return True
+    return False
 
 
 _QUALIFIED = re.compile(rb"(?:[A-Za-z_][A-Za-z0-9_]*(?:::|\.))*")

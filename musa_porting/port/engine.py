@@ -28,6 +28,9 @@ _RIGHT_BOUNDARY = rb"(?![A-Za-z0-9_])"
 # A key that is a whole identifier with alphanumeric ends: found by token lookup.
 WORD_KEY = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9_]*[A-Za-z0-9])?")
 HEADER_KEY = re.compile(rb'<[^<>"\s]+>|"[^<>"\s]+"')
+# A key written "substr:TEXT" matches TEXT anywhere, inside longer names too (torch_musa's
+# str.replace), instead of at identifier boundaries.
+SUBSTRING_PREFIX = "substr:"
 
 
 @dataclass(frozen=True)
@@ -104,12 +107,16 @@ class Matcher:
         self._include_targets = include_targets
         self._words: dict[bytes, tuple[str, bytes, object]] = {}
         self._others: dict[bytes, tuple[str, bytes, object]] = {}
+        self._unbounded: set[bytes] = set()  # other keys written "substr:": no boundaries
         # Keys that are a delimited header name ("<cuda.h>", "\"cuda.h\""): they only
         # ever match a whole #include target, so callers that know the includes look
         # them up directly (see fileport) instead of paying for them in a regex.
         self.headers: dict[bytes, tuple[str, bytes, object]] = {}
         self.families = frozenset(getattr(r, "family", None) for r in self.rules.values())
         self._classify(self.rules)
+        # A user rule whose key is not a whole identifier (an #include line, punctuation):
+        # the ported file's includes then ask whether one covers them (port/cxx.py).
+        self.user_text = any(getattr(item[2], "is_user", False) for item in self._others.values())
         # Automata of the word keys (one here; ``extended`` adds one for its keys).
         self._word_acs: list[tuple[object, list[bytes]]] = []
         self._word_re = None
@@ -121,6 +128,12 @@ class Matcher:
             if not key:
                 raise ValueError("empty rule key")
             value = rule if isinstance(rule, str) else rule.value  # type: ignore[attr-defined]
+            if key.startswith(SUBSTRING_PREFIX) and len(key) > len(SUBSTRING_PREFIX):
+                text = key[len(SUBSTRING_PREFIX):]
+                kb = text.encode("utf-8")
+                self._others[kb] = (text, value.encode("utf-8"), rule)
+                self._unbounded.add(kb)
+                continue
             kb = key.encode("utf-8")
             item = (key, value.encode("utf-8"), rule)
             if WORD_KEY.fullmatch(kb):
@@ -140,10 +153,16 @@ class Matcher:
             self._word_re = _word_regex(self._words)
 
     def _compile_others(self) -> None:
-        self._other_re = None
-        self._other_ac = _other_automaton(list(self._others)) if self._others else None
+        self._other_re = self._sub_re = None
+        self._other_ac = _other_automaton(list(self._others), self._unbounded) if self._others \
+            else None
         if self._others and self._other_ac is None:
-            self._other_re = re.compile(_trie_pattern(sorted(self._others)), re.DOTALL)
+            bounded = sorted(k for k in self._others if k not in self._unbounded)
+            if bounded:
+                self._other_re = re.compile(_trie_pattern(bounded), re.DOTALL)
+            if self._unbounded:
+                self._sub_re = re.compile(b"|".join(
+                    re.escape(k) for k in sorted(self._unbounded, key=len, reverse=True)), re.DOTALL)
 
     def extended(self, extra: Mapping[str, object]) -> Matcher:
         """This matcher with the ``extra`` rules whose keys it has no rule for (a
@@ -159,7 +178,10 @@ class Matcher:
         m._include_targets = self._include_targets
         m.families = self.families | frozenset(getattr(r, "family", None) for r in new.values())
         m._words, m._others, m.headers = dict(self._words), dict(self._others), dict(self.headers)
+        m._unbounded = set(self._unbounded)
+        m.user_text = self.user_text
         m._classify(new)
+        m.user_text = m.user_text or any(getattr(r, "is_user", False) for r in new.values())
         m._word_acs = list(self._word_acs)
         m._word_re = None
         if self._word_re is not None or (self._words and not self._word_acs):
@@ -169,7 +191,7 @@ class Matcher:
         if len(m._others) != len(self._others):
             m._compile_others()
         else:
-            m._other_ac, m._other_re = self._other_ac, self._other_re
+            m._other_ac, m._other_re, m._sub_re = self._other_ac, self._other_re, self._sub_re
         return m
 
     def __bool__(self) -> bool:
@@ -203,8 +225,15 @@ class Matcher:
         at one place the longest key whose boundaries hold (a key's edge that is a
         letter or digit needs a non-identifier byte beside it; the segment's end counts)."""
         if self._other_ac is None:
-            for m in self._other_re.finditer(data, start, end):  # type: ignore[union-attr]
-                yield m.start(), m.end(), m.group()
+            found = [(m.start(), m.end(), m.group()) for r in (self._other_re, self._sub_re)
+                     if r is not None for m in r.finditer(data, start, end)]
+            if self._sub_re is not None:
+                found.sort(key=lambda h: (h[0], h[0] - h[1]))  # leftmost, then longest
+            pos = start
+            for h in found:
+                if h[0] >= pos:
+                    yield h
+                    pos = h[1]
             return
         ac, keys, edges = self._other_ac
         view = memoryview(data)[start:end] if (start or end != len(data)) else data
@@ -266,7 +295,7 @@ class Matcher:
                 mw = after(whits, e)
 
 
-def _other_automaton(keys: list[bytes]):
+def _other_automaton(keys: list[bytes], unbounded: set[bytes] = frozenset()):  # type: ignore[assignment]
     """The other keys (``_CUH``, ``__CUDACC__``, ``.is_cuda()``) in an Aho-Corasick
     automaton that reports every occurrence, overlaps included: leftmost-longest with
     a fall back to shorter keys when a boundary fails is then chosen in Python, as the
@@ -277,7 +306,7 @@ def _other_automaton(keys: list[bytes]):
         import ahocorasick_rs
     except ImportError:
         return None
-    edges = [(k[0] in _ALNUM, k[-1] in _ALNUM) for k in keys]
+    edges = [(False, False) if k in unbounded else (k[0] in _ALNUM, k[-1] in _ALNUM) for k in keys]
     return (ahocorasick_rs.BytesAhoCorasick(keys, matchkind=ahocorasick_rs.MATCHKIND_STANDARD,
                                             implementation=_implementation(ahocorasick_rs, keys)),
             keys, edges)

@@ -130,5 +130,8 @@ def project_dict(r: PortResult) -> dict:
         "collisions": [] if plan is None else [
             {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
             for c in plan.collisions],
+        "kept": [] if plan is None else [
+            {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
+            for c in plan.kept],
         "notes": dict(sorted(r.symbol_notes.items())),
     }

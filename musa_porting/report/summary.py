@@ -167,4 +167,6 @@ def _project_rows(r: PortResult) -> list[tuple[str, object]]:
         ("project symbols renamed", f"{len(r.project.renames)} names, {r.project_places} places")]
     if r.project.collisions:
         rows.append(("  not renamed (name taken)", len(r.project.collisions)))
+    if r.project.kept:
+        rows.append(("  kept: exported to Python", len(r.project.kept)))
     return rows

@@ -257,11 +257,8 @@ def _check_entries(path: Path, entries, allow_rich_values: bool):
                             str(path), line, col)
         seen[key] = line
         if isinstance(val, str):
-            if val == "":
-                raise PortError(f"empty replacement for {key!r}", str(path), line, col)
-        elif allow_rich_values and isinstance(val, _PosObject):
-            continue
-        else:
+            continue  # "" deletes the key's text (qualifiers, attributes, #pragma unroll)
+        if not (allow_rich_values and isinstance(val, _PosObject)):
             raise PortError(f"the value for {key!r} must be a string", str(path), line, col)
 
 
@@ -331,8 +328,8 @@ def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> l
         if status not in STATUSES:
             raise PortError(f"status of {key!r} must be one of {', '.join(STATUSES)}", str(p), line, col)
         musa = attrs.get("musa")
-        if musa is not None and (not isinstance(musa, str) or not musa):
-            raise PortError(f"'musa' of {key!r} must be a non-empty string", str(p), line, col)
+        if musa is not None and not isinstance(musa, str):
+            raise PortError(f"'musa' of {key!r} must be a string", str(p), line, col)
         if musa is None and status != "unsupported":
             raise PortError(f"entry {key!r} has no 'musa' name; only unsupported entries may omit it",
                             str(p), line, col)

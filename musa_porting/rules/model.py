@@ -70,8 +70,8 @@ class RuleSet:
         in sort order (so the choice is documented and stable)."""
         best: dict[str, Rule] = {}
         for r in self.rewriting().values():
-            if r.value == r.key:
-                continue
+            if r.value == r.key or not r.value:
+                continue  # a rule that keeps or deletes its text has nothing to invert
             cur = best.get(r.value)  # type: ignore[arg-type]
             if cur is None or (r.primary, -len(r.key), _neg(r.key)) > \
                     (cur.primary, -len(cur.key), _neg(cur.key)):

@@ -10,7 +10,9 @@ so is a name that is only a word (``namespace cuda``): other code uses the same 
 (``thrust::cuda``, CCCL's ``cuda::std``, ``at::cuda``), which a rename would break; and
 so are the internals of the CUDA libraries MUSA keeps under their own names (Thrust,
 CUB, libcu++: ``THRUST_*``, ``CUB_*``, ``_CCCL*``, ``_LIBCUDACXX*``) when a tree vendors
-them, as the tables keep them.
+them, as the tables keep them. A name the tree exports to Python (a pybind11 or op
+binding, ``analyze/exported.py``) is kept too, and listed with its binding site, unless
+the run renames exported names (``--rename-exported``).
 """
 
 from __future__ import annotations
@@ -75,6 +77,10 @@ class Collision:
 class ProjectPlan:
     renames: dict[str, Rename] = field(default_factory=dict)
     collisions: list[Collision] = field(default_factory=list)
+    # Names left because Python calls them by name (at their binding site), and the
+    # exported names renamed all the same (--rename-exported): name -> binding site.
+    kept: list[Collision] = field(default_factory=list)
+    exported: dict[str, Site] = field(default_factory=dict)
     _by_file: dict | None = field(default=None, repr=False, compare=False)
 
     def rules(self) -> dict[str, Rule]:
@@ -95,18 +101,27 @@ class ProjectPlan:
             out.setdefault(r.sites[0].file, []).append(("rename", r))
         for c in self.collisions:
             out.setdefault(c.sites[0].file, []).append(("collision", c))
+        for c in self.kept:
+            out.setdefault(c.sites[0].file, []).append(("kept", c))
+        for name, site in self.exported.items():
+            r = self.renames[name]
+            out.setdefault(site.file, []).append(("exported", Rename(r.old, r.new, [site])))
         self._by_file = out
         return out
 
     def to_json(self) -> dict:
         return {"renames": [r.to_json() for r in self.renames.values()],
-                "collisions": [c.to_json() for c in self.collisions]}
+                "collisions": [c.to_json() for c in self.collisions],
+                "kept": [c.to_json() for c in self.kept],
+                "exported": [[k, s.file, s.line, s.column, s.kind] for k, s in self.exported.items()]}
 
     @classmethod
     def from_json(cls, data: Mapping) -> ProjectPlan:
         renames = [Rename.from_json(r) for r in data.get("renames", [])]
         return cls({r.old: r for r in renames},
-                   [Collision.from_json(c) for c in data.get("collisions", [])])
+                   [Collision.from_json(c) for c in data.get("collisions", [])],
+                   [Collision.from_json(c) for c in data.get("kept", [])],
+                   {x[0]: Site(*x[1:]) for x in data.get("exported", [])})
 
     def key(self) -> tuple:
         """What decides the ported text (the sites do not)."""
@@ -115,8 +130,10 @@ class ProjectPlan:
 
 def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vocabulary, *,
                  rule_names: Set[str] = frozenset(), rule_keys: Set[str] = frozenset(),
-                 keep: Iterable[str] = (), refine: Callable[[str], str] | None = None
-                 ) -> ProjectPlan:
+                 keep: Iterable[str] = (), refine: Callable[[str], str] | None = None,
+                 exported: Mapping[str, Site] | None = None, rename_exported: bool = False,
+                 outside_renames: Mapping[str, str] | None = None,
+                 outside_kept: Mapping[str, str] | None = None) -> ProjectPlan:
     """The plan for the tree's definitions ``defs`` (name -> its definition sites).
 
     ``taken``: names of the tree a new name must not be (identifiers with a MUSA word);
@@ -124,13 +141,30 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     ``rule_keys``: names the rules port already (not renamed here); ``keep``: --keep;
     ``refine``: what the rules do inside a name, applied to the new name too (a rule
     ``_CUH -> _MUH`` makes ``FOO_CUDA_CUH`` ``FOO_MUSA_MUH``, as it would have made it
-    ``FOO_CUDA_MUH`` without the rename).
+    ``FOO_CUDA_MUH`` without the rename); ``exported``: names Python calls by name, at
+    their binding site: kept (listed in ``plan.kept``) unless ``rename_exported``;
+    ``outside_renames`` and ``outside_kept``: what other ports of trees that share names
+    with this one decided (``tree/rename_map.py``): their renames are made here too, and
+    a name one of them uses as it is stays (a collision naming that port).
     """
     keep = set(keep)
+    exported = exported or {}
+    outside = dict(outside_renames or {})
+    outside_kept = outside_kept or {}
     words = vocabulary.forms()
     wanted: dict[str, str] = {}
     plan = ProjectPlan()
     for name in sorted(defs):
+        if name in outside:
+            continue  # another port decided: below
+        if name in outside_kept and name not in keep:
+            new = vocabulary.rename(name)
+            if new is not None and new != name and name not in rule_keys:
+                plan.collisions.append(Collision(
+                    name, refine(new) if refine is not None else new,
+                    f"the port of {outside_kept[name]} uses it under this name",
+                    sorted(defs[name], key=_site_order)))
+            continue
         if name in rule_keys or name in keep or name in words or KEPT_LIBRARY_NAME.match(name):
             # A name that is just a word (namespace cuda) is shared with other code:
             # thrust::cuda, CCCL's cuda::std, at::cuda. The rules decide those.
@@ -143,7 +177,7 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     for old, new in wanted.items():
         targets.setdefault(new, []).append(old)
     for old, new in wanted.items():
-        sites = sorted(defs[old], key=lambda s: (s.file, s.line, s.column))
+        sites = sorted(defs[old], key=_site_order)
         if len(targets[new]) > 1:
             others = ", ".join(o for o in targets[new] if o != old)
             plan.collisions.append(Collision(old, new, f"{others} would also become {new}", sites))
@@ -153,6 +187,22 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             plan.collisions.append(Collision(old, new, f"the tree already uses {new}", sites))
         elif new in rule_names:
             plan.collisions.append(Collision(old, new, f"{new} is a name of the rule tables", sites))
+        elif old in exported and not rename_exported:
+            site = exported[old]
+            plan.kept.append(Collision(old, new, f"exported to Python ({site.kind} at "
+                                                 f"{site.file}:{site.line})", [site]))
         else:
             plan.renames[old] = Rename(old, new, sites)
+            if old in exported:
+                plan.exported[old] = exported[old]
+    for old, new in sorted(outside.items()):
+        if old in rule_keys or old in keep:
+            continue
+        sites = sorted(defs.get(old, ()), key=_site_order) or [
+            Site("(another port)", 1, 1, "renamed by another port")]
+        plan.renames[old] = Rename(old, new, sites)
     return plan
+
+
+def _site_order(s: Site) -> tuple:
+    return (s.file, s.line, s.column)

@@ -142,8 +142,8 @@ def build_ruleset(
         for key, value in inline_rules.items():
             if not isinstance(key, str) or not key:
                 raise PortError("mapping_rule keys must be non-empty strings")
-            if not isinstance(value, str) or not value:
-                raise PortError(f"mapping_rule value for {key!r} must be a non-empty string")
+            if not isinstance(value, str):  # "" deletes the key's text
+                raise PortError(f"mapping_rule value for {key!r} must be a string")
             rs.rules[key] = Rule(key, value, USER_FAMILY, source="mapping_rule")
         rs.sources.append("mapping_rule")
     return rs

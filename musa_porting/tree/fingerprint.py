@@ -38,7 +38,9 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
     h.update(stamp.encode("utf-8", "surrogateescape"))
     h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
                    sorted(opts.keep), opts.reverse, opts.project_symbols, opts.symbols_backend,
-                   list(opts.defines), opts.rename_paths, opts.python, sorted(opts.launch))).encode())
+                   list(opts.defines), opts.rename_paths, opts.python, sorted(opts.launch),
+                   opts.rename_exported, sorted(opts.outside_renames.items()),
+                   sorted(opts.outside_kept.items()))).encode())
     for path in [*opts.vocab_files, *([opts.compile_commands] if opts.compile_commands else [])]:
         try:
             st = os.stat(path)

@@ -4,7 +4,7 @@ both build a ``PortOptions``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import PortError
 from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
@@ -40,6 +40,13 @@ class PortOptions:
     progress: Callable[[int, int], None] | None = None  # (files done, files total)
     # The tree's own CUDA-named symbols (MYLIB_CUDA_CHECK -> MYLIB_MUSA_CHECK): on by default.
     project_symbols: bool = True
+    # Also rename the tree's names that Python calls by name (pybind11, TORCH_LIBRARY),
+    # and the Python files of the run that call them; kept by default.
+    rename_exported: bool = False
+    # What other ports decided (tree/rename_map.py): their renames, applied here too, and
+    # the names they use unrenamed (name -> that port's source folder), not renamed here.
+    outside_renames: Mapping[str, str] = field(default_factory=dict)
+    outside_kept: Mapping[str, str] = field(default_factory=dict)
     symbols_backend: str = "lexer"  # "lexer", or "clang" (pip install 'musa-port[clang]')
     defines: Sequence[str] = ()  # -D for the clang back end
     compile_commands: str | None = None  # compile_commands.json for the clang back end

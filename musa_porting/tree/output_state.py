@@ -26,6 +26,10 @@ from .manifest import Manifest
 REAL, MISSING, PENDING = "real", "missing", "pending"
 
 
+# How a Conflict says the way past it (SimplePorting says it as its keyword).
+FORCE_HINT = "use --force"
+
+
 class Conflict(PortError):
     """An output path holds something musa-port did not write."""
 
@@ -33,8 +37,8 @@ class Conflict(PortError):
 def conflict(out: str, rel: str, what: str, old: Manifest) -> Conflict:
     why = f"the output is not known to be musa-port's: {old.problem}" if old.problem \
         else "it is not in the manifest"
-    return Conflict(f"{what}; musa-port did not write it ({why}): move it away, or use "
-                    "--force to replace it", os.path.join(out, rel))
+    return Conflict(f"{what}; musa-port did not write it ({why}): move it away, or "
+                    f"{FORCE_HINT} to replace it", os.path.join(out, rel))
 
 
 class OutputState:

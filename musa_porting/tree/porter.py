@@ -22,6 +22,7 @@ import time
 from dataclasses import replace
 
 from ..analyze.build_symbols import BUILD_KINDS
+from ..analyze.near_misses import near_miss_warnings
 from ..errors import PortError
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..port.includes import IncludeResolver
@@ -40,8 +41,9 @@ from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
-from .project_symbols import SymbolPass, run_vocabulary
+from .project_symbols import SymbolPass, indexed, run_vocabulary
 from .python_run import launch_files
+from .rename_map import with_outside
 from .result import PortResult
 from .stage import Stager
 from .stale import plan_stale
@@ -59,6 +61,7 @@ class Porter:
     """One porting run. ``Porter(options).run()`` is the library entry point."""
 
     def __init__(self, options: PortOptions):
+        options = with_outside(options)  # the renames of the outputs it includes from
         self.opts = options
         for kind in options.skip:
             if kind not in SKIP_KINDS:
@@ -197,6 +200,10 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
+            if planner.rules is not None:  # some file was ported: its rules' near misses
+                result.warnings += near_miss_warnings(
+                    self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
+                    planner.rules.ruleset, result.by_rule)
             dir_rels = {d.rel for d in dirs}
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
             for rel in sorted([*stale.forced, *stale.replaced]):
@@ -240,10 +247,11 @@ class Porter:
             return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
         old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
         known = [fast[e.rel].symbols for e in sources if e.rel in fast]
-        if old_plan is not None and len(known) == len(sources) and all(x is not None for x in known):
+        if old_plan is not None and len(known) == len(sources) and all(map(indexed, known)):
             # Nothing changed: the last run's plan holds, and no table is loaded.
             result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
                                    if fast[e.rel].symbols.get("note")}
+            result.symbol_uses = {u for x in known for u in x.get("uses", ())}
             return None, old_plan, fast
         symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
                              lambda rel: in_library(rel, self.libraries))
@@ -255,7 +263,8 @@ class Porter:
         index = wait()
         result.symbols_indexed = len(symbols.reindexed)
         result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
-        if not any(fs.defs for fs in index.values()):
+        result.symbol_uses = {u for fs in index.values() for u in fs.uses}
+        if not any(fs.defs for fs in index.values()) and not self.opts.outside_renames:
             plan = ProjectPlan()  # nothing to rename
         else:
             plan = symbols.plan(index, ruleset)
@@ -273,7 +282,7 @@ class Porter:
 def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
     """Whether the manifest must be written: else every record is the one the manifest
     already holds, and a no-change re-run writes nothing at all."""
-    return not (old.fingerprint == new.fingerprint and not removed
+    return not (old.fingerprint == new.fingerprint and not removed and old.project == new.project
                 and new.files.keys() == old.files.keys()
                 and all(rec is old.files[k] for k, rec in new.files.items())
                 and sorted(old.dirs) == sorted(new.dirs))

@@ -70,7 +70,7 @@ class SymbolPass:
         todo = []
         for e in sources:
             rec = fast.get(e.rel)
-            if rec is not None and rec.symbols is not None:
+            if rec is not None and indexed(rec.symbols):
                 out[e.rel] = FileSymbols.from_json(rec.symbols)
             else:
                 todo.append(e.rel)
@@ -122,19 +122,31 @@ class SymbolPass:
         defs: dict[str, list[Site]] = {}
         taken: set[str] = set()
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
-        for rel, fs in index.items():
+        exported: dict[str, Site] = {}
+        for rel, fs in sorted(index.items()):
             taken.update(fs.taken)
             if self.vendored(rel):
                 library.update(d.name for d in fs.defs)
                 continue
             for d in fs.defs:
                 defs.setdefault(d.name, []).append(Site(rel, d.line, d.column, d.kind))
+            for name, line, column, how in fs.exported:
+                exported.setdefault(name, Site(rel, line, column, how))
         self.library_names = frozenset(library)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
                             rule_keys=set(rules), keep=[*self.opts.keep, *library],
-                            refine=_inside_names(ruleset, self.opts.reverse))
+                            refine=_inside_names(ruleset, self.opts.reverse),
+                            exported=exported, rename_exported=self.opts.rename_exported,
+                            outside_renames=self.opts.outside_renames,
+                            outside_kept=self.opts.outside_kept)
+
+
+def indexed(symbols: dict | None) -> bool:
+    """A manifest's index entry is complete: written by a musa-port that also looked
+    for the names a file exports to Python."""
+    return symbols is not None and "exported" in symbols
 
 
 def _inside_names(ruleset: RuleSet, reverse: bool):

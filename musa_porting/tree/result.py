@@ -63,6 +63,7 @@ class PortResult:
     project: ProjectPlan | None = None  # the tree's own names renamed (or colliding)
     symbol_notes: dict[str, str] = field(default_factory=dict)  # how a file was indexed, if odd
     symbols_backend: str = "lexer"
+    symbol_uses: set[str] = field(default_factory=set)  # names with a CUDA word used, not defined
     symbols_indexed: int = 0  # sources read for the symbol index (the rest: from the manifest)
     # Inputs whose names the port changed beyond .cu -> .mu (folders and files), -> output
     renamed_paths: dict[str, str] = field(default_factory=dict)

@@ -39,6 +39,15 @@ def insertion(lx: Lexed) -> tuple[int, bytes] | None:
     return None
 
 
+def before(lx: Lexed, pos: int) -> tuple[int, bytes]:
+    """``import torch_musa`` on a line of its own before the statement at ``pos`` (with
+    its indentation): an import that takes an attribute torch_musa sets needs it first."""
+    data = lx.data
+    ls = data.rfind(b"\n", 0, pos) + 1
+    nl = b"\r\n" if data[pos:].split(b"\n", 1)[0].endswith(b"\r") else b"\n"
+    return ls, data[ls:pos] + LINE.encode() + nl
+
+
 def _is_torch_import(text: bytes) -> bool:
     """The statement imports ``torch`` or ``torch.x`` (``import torch as T`` too)."""
     try:

@@ -13,11 +13,23 @@ from functools import lru_cache
 from ...rules.model import USER_FAMILY, Rule, RuleSet
 
 NAMES_FILE = "torch_musa_python_names.txt"
+# The names torch_musa's package re-exports from its submodules (core/memory, ...).
+REEXPORTS_FILE = "torch_musa_reexports.txt"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FAMILY = "python"
 
 # The one-for-one renames, each a rule so that reports count them by key.
 TORCH_CUDA = Rule("torch.cuda", "torch.musa", FAMILY, note="torch.cuda -> torch.musa")
+# torch_musa sets torch.musa and torch.backends.mudnn as attributes when imported
+# (torch.__setattr__("musa", torch_musa)), not as modules: an import statement that needs a
+# module names torch_musa, and one that takes the attribute needs torch_musa imported first.
+TORCH_MUSA_MODULE = Rule("torch.cuda (in an import)", "torch_musa", FAMILY,
+                         note="import torch_musa: torch.musa is not an importable module")
+ATTRIBUTE_IMPORT = Rule("from torch import cuda", "from torch import musa", FAMILY,
+                        note="an attribute torch_musa sets: needs import torch_musa first")
+MUDNN_IMPORT = Rule("import torch.backends.cudnn", "from torch.backends import mudnn", FAMILY,
+                    note="an attribute torch_musa sets: needs import torch_musa first")
+NEEDS_TORCH_MUSA = frozenset({ATTRIBUTE_IMPORT, MUDNN_IMPORT})
 CUDA_CALL = Rule(".cuda()", ".musa()", FAMILY)
 IS_CUDA = Rule(".is_cuda", ".is_musa", FAMILY)
 CUDNN = Rule("torch.backends.cudnn", "torch.backends.mudnn", FAMILY)
@@ -46,7 +58,8 @@ def torch_musa_names() -> frozenset[str]:
     """The public names of ``torch.musa`` (torch_musa's list)."""
     from ...rules.tables import default_mapping_dir
 
-    text = (default_mapping_dir() / NAMES_FILE).read_text(encoding="utf-8")
+    d = default_mapping_dir()
+    text = "\n".join((d / f).read_text(encoding="utf-8") for f in (NAMES_FILE, REEXPORTS_FILE))
     return frozenset(line.strip() for line in text.splitlines()
                      if line.strip() and not line.startswith("#"))
 

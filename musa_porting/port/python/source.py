@@ -25,7 +25,7 @@ from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, lex, source_encoding
-from .names import LAUNCH, torch_musa_names
+from .names import LAUNCH, NEEDS_TORCH_MUSA, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
 
@@ -164,15 +164,18 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []
-    if launch and not launch_mod.imports_torch_musa(lx):
+    needs: list[int] = []  # statements that take an attribute torch_musa sets
+    for start, end in statements:
+        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs)
+    if (launch or needs) and not launch_mod.imports_torch_musa(lx):
         spot = launch_mod.insertion(lx)
+        if needs and (spot is None or spot[0] > min(needs)):
+            spot = launch_mod.before(lx, min(needs))  # the import that needs it comes first
         if spot is None:
             warnings.append((1, "launch file without 'import torch': add 'import torch_musa' "
                                 "before the script uses the musa device"))
         else:
-            fixed.append((spot[0], spot[0], spot[1], LAUNCH))
-    for start, end in statements:
-        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found)
+            fixed.insert(0, (spot[0], spot[0], spot[1], LAUNCH))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
         broken = _syntax_error(data)
         if broken is not None:
@@ -183,7 +186,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
 
 
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
-              fallback: Matcher, fixed: list, found: list) -> None:
+              fallback: Matcher, fixed: list, found: list, needs: list) -> None:
     """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
     from .statement import NotParsed, port_statement
 
@@ -211,6 +214,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
         found.append((first, pf.not_parsed(reason)))
         return
     ascii_text = raw.isascii()
+    if any(rule in NEEDS_TORCH_MUSA for _, _, _, rule in res.edits):
+        needs.append(first)
     for s, e, new, rule in res.edits:
         bs, be = (s, e) if ascii_text else (len(text[:s].encode(encoding)),
                                             len(text[:e].encode(encoding)))

@@ -18,6 +18,7 @@ from ...rules.model import Rule
 from . import names as n
 from .arch_rewrites import ArchRewrites
 from .context import RewriteContext
+from .imports import _GAP, _WORD, ImportRewrites, Misplaced
 from .literals import Piece, fstring_parts
 from .literals import pieces as _pieces
 from .strings import device_fstring_head, env_name, rewrite_body, visible_devices
@@ -26,18 +27,8 @@ _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "os.environ.setdefault", "environ.setdefault", "os.environ.pop",
                         "environ.pop", "os.putenv", "os.unsetenv"})
 _ENVIRON = frozenset({"os.environ", "environ"})
-_GAP = rb"(?:[ \t\f]|\\(?:\r\n?|\n))*"  # what may stand between tokens of one line
-_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + _GAP + rb"\." + _GAP + rb"[A-Za-z_]\w*)*")
-_WORD = re.compile(rb"[A-Za-z_]\w*")
 _NEWLINE = re.compile(rb"\r\n?|\n")
-_FROM = re.compile(rb"from" + _GAP + rb"(?:\." + _GAP + rb")*")  # up to the module's name
-_AS_NAME = re.compile(_GAP + rb"as" + _GAP + rb"([A-Za-z_]\w*)")
 _DEF_NAME = re.compile(rb"(?:async" + _GAP + rb")?(?:def|class)" + _GAP + rb"([A-Za-z_]\w*)")
-
-
-class Misplaced(Exception):
-    """A node's text is not where the tree's positions say (a non-ASCII name that
-    Python normalizes, an odd f-string): the statement cannot be edited safely."""
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -50,7 +41,10 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
-class StatementRewriter(ArchRewrites):
+__all__ = ["Misplaced", "StatementRewriter", "dotted"]
+
+
+class StatementRewriter(ImportRewrites, ArchRewrites):
     """Rewrites one statement (see the module docstring): ``edits`` holds (start, end,
     new text, rule) in offsets of ``src``, ``findings`` what it found."""
 
@@ -174,82 +168,6 @@ class StatementRewriter(ArchRewrites):
             self._replace(attr_start, end, new, n.rename_rule(attr, new))
         elif base == "numba" and attr == "cuda":
             self._find(pf.imported("numba.cuda"))
-
-    def _chain(self, start: int, name: str) -> int:
-        """An import's dotted ``name`` written at ``start``, through the rules for names
-        and attributes, part by part; returns its end."""
-        m = _DOTTED.match(self.src, start)
-        if m is None or re.sub(rb"\s|\\", b"", m.group()) != name.encode("utf-8"):
-            raise Misplaced(name)
-        parts = list(_WORD.finditer(self.src, start, m.end()))
-        for i, part in enumerate(parts):
-            word = part.group().decode()
-            self._ident(part.start(), word)
-            if i:
-                base = ".".join(p.group().decode() for p in parts[:i])
-                self._attribute(base, word, start, part.start(), part.end())
-        return m.end()
-
-    # -- imports -------------------------------------------------------------------------
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            self._find(pf.imported(alias.name))
-        for alias in node.names:
-            self._alias_names(alias)
-
-    def _alias_names(self, alias: ast.alias) -> int:
-        """The names of ``a.b as c``; returns the end of ``a.b``."""
-        start, end = self.span(alias)
-        name_end = self._chain(start, alias.name)
-        if alias.asname is not None:
-            m = _AS_NAME.match(self.src, name_end, end)
-            if m is None:
-                raise Misplaced(alias.asname)
-            self._ident(m.start(1), alias.asname)
-        return name_end
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        module = node.module if not node.level else None
-        star = len(node.names) == 1 and node.names[0].name == "*"
-        count = 0 if star else len(node.names)
-        if module is not None:
-            self._find(pf.imported(module))
-            if not star:
-                for alias in node.names:
-                    self._find(pf.imported(f"{module}.{alias.name}"))
-        module_span = None
-        if node.module is not None:
-            at = _FROM.match(self.src, self.span(node)[0]).end()  # type: ignore[union-attr]
-            module_span = (at, self._chain(at, node.module))
-        if not star:
-            for alias in node.names:
-                self._from_alias(alias, module, count)
-        if module == "torch.utils" and count == 1 and node.names[0].name == "cpp_extension":
-            self._replace(*module_span, "torch_musa.utils", n.CPP_EXTENSION)  # type: ignore[misc]
-
-    def _from_alias(self, alias: ast.alias, module: str | None, count: int) -> None:
-        start = self.span(alias)[0]
-        end = self._alias_names(alias)
-        name = alias.name
-        if module is None:
-            return
-        keep = "" if alias.asname is not None else f" as {name}"
-        new = None
-        if module == "torch" and name == "cuda":
-            new, rule = "musa", n.TORCH_CUDA
-        elif module == "torch.backends" and name == "cudnn":
-            new, rule = "mudnn", n.CUDNN
-        elif module == "torch.utils" and name == "cpp_extension" and count == 1:
-            new, rule = "musa_extension", n.CPP_EXTENSION
-        else:
-            if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
-                self.findings.append(pf.unknown_torch_name(name))
-            if name in self.ctx.renames:
-                new = self.ctx.renames[name]
-                rule = n.rename_rule(name, new)
-        if new is not None:
-            self._replace(start, end, new + keep, rule)
 
     # -- definitions and calls -------------------------------------------------------------
 
