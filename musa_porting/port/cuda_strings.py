@@ -15,6 +15,7 @@ environment variable with a CUDA word whose MUSA name nobody attests
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from ..rules.model import Rule
@@ -32,7 +33,11 @@ _ENV = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # name that starts like one (Ascend's cust_opapi).
 _CUDA_LIB = re.compile(r"cuda\w*|cu(?:blas|fft|rand|sparse|solver|dnn|pti|file|tensor)\w*|nccl"
                        r"|nv(?:rtc|ToolsExt|jpeg|JitLink|ml|ptxcompiler|blas|tx)\w*|nvidia-ml")
-_ANCHORS = re.compile(rb"\.so|\.a\"|[A-Z0-9]_[A-Z0-9]")
+# A plain string literal that may name a library or an environment variable. The
+# look-behind (no prefix such as u8, no escaped quote) stands after the literal first
+# byte, so that the regex engine skips ahead to each quote instead of trying every byte.
+_CANDIDATE = re.compile(rb'"(?<![A-Za-z0-9_\\]")((?:[^"\\\n/ ]*/)*lib[A-Za-z0-9_]+\.(?:so|a)'
+                        rb'(?:\.[0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"')
 
 
 def library_file(body: str) -> str | None:
@@ -114,20 +119,20 @@ class CudaStrings:
                 out.append((s, body, message))
         return out
 
-    @staticmethod
-    def bodies(data: bytes, lexed: lexer.Lexed) -> Iterator[tuple[int, int, str]]:
-        """(start, end, text) of each plain string literal's body that may name something
-        (the file is lexed only when it holds what one would)."""
-        if _ANCHORS.search(data) is None:
+    def bodies(self, data: bytes, lexed: lexer.Lexed) -> Iterator[tuple[int, int, str]]:
+        """(start, end, text) of each string literal's body that names something: found by
+        one regex over the file, and the file is lexed (to tell a string from a comment)
+        only when one is."""
+        hits = []
+        for m in _CANDIDATE.finditer(data):
+            body = m.group(1).decode("latin-1")
+            if self.judge(body) != (None, None):
+                hits.append((m.start(1), m.end(1), body))
+        if not hits:
             return
-        for s, e, kind in lexed.typed:
-            if kind != "strings":
-                continue
-            q = data.find(b'"', s, e)
-            r = data.rfind(b'"', q + 1, e) if q >= 0 else -1
-            if q < 0 or r <= q + 1 or r - q > 256 or data[q - 1:q] == b"R":
-                continue  # a char literal, an empty or long string, a raw string
-            body = data[q + 1:r]
-            if b"\\" in body or b" " in body:
-                continue
-            yield q + 1, r, body.decode("latin-1")
+        strings = [(s, e) for s, e, kind in lexed.typed if kind == "strings"]
+        starts = [s for s, _ in strings]
+        for s, e, body in hits:
+            i = bisect_right(starts, s) - 1
+            if i >= 0 and strings[i][0] < s and e < strings[i][1]:
+                yield s, e, body
