@@ -14,10 +14,11 @@ folder. The keys are the command-line options they stand for::
     disable-family = ["nccl"]               # --disable-family
     enable-family = []                      # --enable-family
     check-level = "warning"                 # what a bare --check fails on
+    rename-paths = false                    # --keep-paths (true: --rename-paths)
 
 Command-line flags win: list values are added to (rule files after the config's, so
-theirs win), a family switched by a flag overrides the config, and ``--check=LEVEL``
-overrides ``check-level``.
+theirs win), a family switched by a flag overrides the config, ``--check=LEVEL``
+overrides ``check-level`` and ``--rename-paths``/``--keep-paths`` ``rename-paths``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ FILE_NAMES = (".musa-port.toml", "pyproject.toml")
 TABLE = "tool.musa-port"
 LIST_KEYS = ("ignore", "rule", "keep", "suppress", "disable-family", "enable-family")
 CHECK_LEVELS = ("error", "warning")
-KEYS = (*LIST_KEYS, "check-level")
+FLAG_KEYS = ("rename-paths",)
+KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS)
 
 
 @dataclass
@@ -44,6 +46,10 @@ class Config:
     path: str | None = None
     values: dict[str, list[str]] = field(default_factory=dict)
     check_level: str | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
+
+    def flag(self, key: str, default: bool) -> bool:
+        return self.flags.get(key, default)
 
     @property
     def folder(self) -> str:
@@ -114,7 +120,7 @@ def _mentions_table(path: str) -> bool:
 
 
 def _line_of(text: str, key: str) -> int | None:
-    m = re.search(rf'^\s*"?{re.escape(key)}"?\s*=', text, re.M)
+    m = re.search(rf'^[ \t]*"?{re.escape(key)}"?[ \t]*=', text, re.M)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
@@ -138,6 +144,11 @@ def load_config(path: str) -> Config:
             if value not in CHECK_LEVELS:
                 raise PortError(f"check-level must be one of {', '.join(CHECK_LEVELS)}", path, line)
             cfg.check_level = value
+            continue
+        if key in FLAG_KEYS:
+            if not isinstance(value, bool):
+                raise PortError(f"{key} must be true or false", path, line)
+            cfg.flags[key] = value
             continue
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]

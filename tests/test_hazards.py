@@ -190,24 +190,30 @@ def test_an_unsupported_api_names_its_family(hazards):
 # -- version and arch checks (MP2003) --------------------------------------------------------
 
 def test_arch_comparisons_give_the_musa_value(hazards):
+    """An ordering against a CUDA arch number is ported to the MUSA value the brief's
+    table gives (issue 26: >= 800 is >= 220, >= 900 is >= 310, below that every MUSA
+    arch) and reported as that choice (MP3104), not as a CUDA number carried over; an
+    equality names one NVIDIA arch, which no MUSA arch is, and stays MP2003."""
     code = ("#if __CUDA_ARCH__ >= 800\n#endif\n#if __CUDA_ARCH__ >= 900\n#endif\n"
-            "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600\n#endif\n")
-    assert [h[:2] for h in hazards(code)] == [
-        ("MP2003", "__MUSA_ARCH__ >= 800"), ("MP2003", "__MUSA_ARCH__ >= 900"),
-        ("MP2003", "__MUSA_ARCH__ < 600")]
-    ampere, hopper, old = hazards.messages
-    assert "never true" in ampere and "__MUSA_ARCH__ >= 220" in ampere
-    assert "__MUSA_ARCH__ >= 310" in hopper
-    assert "true on every MUSA arch" in old
+            "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600\n#endif\n"
+            "#if __CUDA_ARCH__ == 750\n#endif\n")
+    assert [h for h in hazards(code, ids="MP") if h[0] in ("MP2003", "MP3104")] == [
+        ("MP3104", "800", 1), ("MP3104", "900", 3), ("MP3104", "600", 5),
+        ("MP2003", "__MUSA_ARCH__ == 750", 7)]
+    ampere, hopper, old, turing = hazards.messages
+    assert "became MUSA arch 220" in ampere and "became MUSA arch 310" in hopper
+    assert "became MUSA arch 210" in old
+    assert "never true" in turing and "sm_75" in turing
 
 
 @pytest.mark.parametrize("code, text", [
     ("#if CUDA_VERSION >= 11000\n#endif\n", "MUSA_VERSION >= 11000"),  # PyTorch extensions
     ("#if __CUDACC_VER_MAJOR__ >= 12\n#endif\n", "__CUDACC_VER_MAJOR__ >= 12"),  # vLLM-style
     ("#if CUB_PTX_ARCH >= 700\n#endif\n", "CUB_PTX_ARCH >= 700"),  # CUB
-    ("#if defined(CUTLASS_ARCH_MMA_SM80_ENABLED)\n#endif\n", "CUTLASS_ARCH_MMA_SM80_ENABLED"),
+    # CUTLASS (the mutlass family renames the prefix; MUSA still has no SM80 MMA)
+    ("#if defined(CUTLASS_ARCH_MMA_SM80_ENABLED)\n#endif\n", "MUTLASS_ARCH_MMA_SM80_ENABLED"),
     ("#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n#endif\n", "__CUDA_ARCH_FEAT_SM90_ALL"),  # Hopper
-    ("#if 800 <= __CUDA_ARCH__\n#endif\n", "800 <= __MUSA_ARCH__"),
+    ("#if 800 == __CUDA_ARCH__\n#endif\n", "800 == __MUSA_ARCH__"),
 ])
 def test_version_checks(hazards, code, text):
     assert [h[:2] for h in hazards(code)] == [("MP2003", text)]
@@ -317,12 +323,12 @@ def test_a_macro_body_is_reported_once_at_its_definition(hazards):
 
 def test_version_checks_say_when_musa_takes_the_current_branch(hazards):
     # mmcv's scatter_points and parrots helpers: branches for CUDA < 9 and sm < 2.0
-    hazards("#if CUDA_VERSION < 9000\n#endif\n#if __CUDA_ARCH__ < 200\n#endif\n"
-            "#if __CUDA_ARCH__ >= 530\n#endif\n")
-    old_toolkit, old_arch, half = hazards.messages
+    found = hazards("#if CUDA_VERSION < 9000\n#endif\n#if __CUDA_ARCH__ < 200\n#endif\n"
+                    "#if CUDA_VERSION >= 12080\n#endif\n")
+    assert [h[0] for h in found] == ["MP2003", "MP2003"]  # __CUDA_ARCH__ < 200 is ported (MP3104)
+    old_toolkit, new_toolkit = hazards.messages
     assert "current CUDA toolkit" in old_toolkit and "likely meant" in old_toolkit
-    assert "as on current NVIDIA GPUs" in old_arch
-    assert "likely meant" not in half  # sm_53+ is true on NVIDIA today, never on MUSA
+    assert "likely meant" not in new_toolkit  # true with CUDA 12.8+, never with MUSA's 5.x
 
 
 def test_a_finding_in_a_macro_lands_on_its_argument(hazards):

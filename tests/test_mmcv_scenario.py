@@ -17,7 +17,9 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 
 
 def _port_cli(src: Path, rules: Path | None) -> Path:
-    args = [src, "--ignore", ",".join(MMCV_IGNORES)]
+    # The manual's layout, as SimplePorting keeps it (the CLI renames paths by default:
+    # test_the_cli_renames_mmcvs_cuda_folders_by_default).
+    args = [src, "--ignore", ",".join(MMCV_IGNORES), "--keep-paths"]
     if rules is not None:
         args += ["--rule", rules]
     run_cli(*args, check=0)
@@ -152,3 +154,23 @@ def test_cuh_rule_on_out_of_tree_include_warns(mmcv_tree):
                    check=0)
     assert re.search(r"carafe_cuda_kernel\.cuh:\d+: warning: user rule '\.cuh' rewrote the include "
                      r"of 'cub/cub\.cuh'", proc.stderr), proc.stderr
+
+
+def test_the_cli_renames_mmcvs_cuda_folders_by_default(mmcv_tree):
+    """As porters lay out a port (issue 26): pytorch/cuda and common/cuda become musa/,
+    the files named after CUDA follow, and so do includes, the symlink and the Makefile."""
+    proc = run_cli(mmcv_tree, "--ignore", ",".join(MMCV_IGNORES), "--rule", MMCV_RULES_JSON,
+                   check=0)
+    out = mmcv_tree.parent / (mmcv_tree.name + "_musa")
+    files = set(_files(out))
+    assert {"pytorch/musa/roi_align_musa.mu", "pytorch/musa/musabind.cpp",
+            "common/musa/roi_align_musa_kernel.muh", "common/pytorch_musa_helper.hpp",
+            "common/musa/common_musa_helper.hpp", "pytorch/roi_align.cpp"} <= files
+    assert not [f for f in files if "cuda" in f.lower()]
+    roi = (out / "pytorch/musa/roi_align_musa.mu").read_text()
+    assert '#include "roi_align_musa_kernel.muh"' in roi and '#include "pytorch_musa_helper.hpp"' in roi
+    link = out / "common/musa/roi_align_kernel.muh"
+    assert os.readlink(link) == "roi_align_musa_kernel.muh" and link.resolve().is_file()
+    assert "$(wildcard pytorch/musa/*.mu)" in (out / "Makefile").read_text()
+    assert "paths renamed: 2 folders (common/cuda -> common/musa, pytorch/cuda -> pytorch/musa)" \
+        in proc.stdout

@@ -87,7 +87,8 @@ def _check(exts: list, csrc_out: Path, root: Path) -> None:
     (ext,) = exts
     assert type(ext).__name__ == "MUSAExtension"
     mus = {s for s in ext.sources if s.endswith(".mu")}
-    ported = {"./" + p.relative_to(root).as_posix() for p in (csrc_out / "pytorch/cuda").glob("*.mu")}
+    # The CLI renames paths by default (issue 26): pytorch/cuda is pytorch/musa.
+    ported = {"./" + p.relative_to(root).as_posix() for p in (csrc_out / "pytorch/musa").glob("*.mu")}
     assert len(ported) > 50 and mus == ported
     assert not [s for s in ext.sources if s.endswith(".cu")]
     assert all((root / s).is_file() and Path(s).parts[2] == csrc_out.name for s in ext.sources)

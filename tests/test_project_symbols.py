@@ -60,7 +60,8 @@ def _port(tmp_path: Path, backend: str, *extra, name: str = "out", src: Path = C
 @pytest.mark.parametrize("paths", ["plain", "rename-paths"])
 def test_fixture_port_matches_the_checked_in_tree(tmp_path, backend, paths):
     _need(backend)
-    extra = ["--rename-paths"] if paths == "rename-paths" else []
+    # Paths are renamed by default (issue 26); "plain" is --keep-paths.
+    extra = ["--rename-paths"] if paths == "rename-paths" else ["--keep-paths"]
     proc = _port(tmp_path, backend, *extra)
     assert proc.returncode == 0, proc.stderr
     assert _files(tmp_path / "out") == _files(CASE / "expected" / backend / paths)
@@ -130,7 +131,7 @@ def test_a_vendored_cuda_library_keeps_the_names_musa_keeps(tmp_path):
 def test_taken_names_are_not_merged_and_the_collision_is_reported(tmp_path):
     proc = _port(tmp_path, "lexer", "--report-json", str(tmp_path / "r.json"))
     assert proc.returncode == 0
-    check = (tmp_path / "out/include/mylib/cuda_check.h").read_text()
+    check = (tmp_path / "out/include/mylib/musa_check.h").read_text()
     assert "#define CUDA_CHECK_LEVEL 1" in check and "#define MUSA_CHECK_LEVEL 2" in check
     r = json.loads((tmp_path / "r.json").read_text())
     (col,) = r["project_symbols"]["collisions"]
@@ -165,14 +166,14 @@ def test_every_rename_is_reported_with_its_definition_site(tmp_path):
 def test_off_switches_and_keep(tmp_path):
     proc = _port(tmp_path, "lexer", "--no-project-symbols", name="off")
     assert proc.returncode == 0
-    off = (tmp_path / "off/csrc/cuda/gemm_cuda.mu").read_text()
+    off = (tmp_path / "off/csrc/musa/gemm_musa.mu").read_text()
     assert "launchCudaKernel" in off and "gemm_cuda_kernel" in off
     assert "launch the MUSA kernel" in off  # messages are not project symbols
     proc = _port(tmp_path, "lexer", "--keep", "launchCudaKernel", name="keep")
-    kept = (tmp_path / "keep/csrc/cuda/gemm_cuda.mu").read_text()
+    kept = (tmp_path / "keep/csrc/musa/gemm_musa.mu").read_text()
     assert "launchCudaKernel" in kept and "gemm_musa_kernel" in kept
     proc = _port(tmp_path, "lexer", "--skip", "strings,comments", name="skip")
-    skipped = (tmp_path / "skip/csrc/cuda/gemm_cuda.mu").read_text()
+    skipped = (tmp_path / "skip/csrc/musa/gemm_musa.mu").read_text()
     assert "launch the CUDA kernel" in skipped and "gemm_musa_kernel" in skipped
 
 
@@ -183,10 +184,10 @@ def test_vocabulary_from_a_rule_file_and_vocab_file(tmp_path):
     vocab.write_text('{"GEMM": "MMUL"}')
     proc = _port(tmp_path, "lexer", "--rule", str(rules), "--vocab", str(vocab))
     assert proc.returncode == 0, proc.stderr
-    tracer = (tmp_path / "out/include/mylib/CuptiTracer.h").read_text()
+    tracer = (tmp_path / "out/include/mylib/CuptiTracer.h").read_text()  # not MuptiTracer.h
     assert "class CuptiTracer" in tracer  # CUPTI switched off
-    assert "launchMusaKernel" in (tmp_path / "out/csrc/cuda/gemm_cuda.mu").read_text()
-    assert "void mmul_musa(" in (tmp_path / "out/csrc/cuda/gemm_cuda.muh").read_text()
+    assert "launchMusaKernel" in (tmp_path / "out/csrc/musa/mmul_musa.mu").read_text()
+    assert "void mmul_musa(" in (tmp_path / "out/csrc/musa/mmul_musa.muh").read_text()
 
 
 def test_one_file_edit_reindexes_one_file_and_a_new_definition_reaches_every_file(tmp_path):

@@ -127,7 +127,8 @@ def test_readme_port_commands(workspace):
     quick = _documented("musa-port fixtures/mmcv_like --ignore common/mlu,common/mps,parrots,"
                         "pytorch/mlu,pytorch/mps,pytorch/npu --rule fixtures/mmcv_rules.json")
     _run(quick, workspace)
-    assert (workspace / "fixtures/mmcv_like_musa/pytorch/cuda/roi_align_cuda.mu").is_file()
+    # Paths are renamed by default (issue 26): pytorch/cuda/roi_align_cuda.cu moves.
+    assert (workspace / "fixtures/mmcv_like_musa/pytorch/musa/roi_align_musa.mu").is_file()
     _run(_documented("musa-port ./csrc"), workspace)
     assert (workspace / "csrc_musa/src/saxpy.mu").is_file()
     _run(_documented("musa-port SRC --reverse").replace("SRC", "csrc_musa"), workspace)

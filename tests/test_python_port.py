@@ -522,7 +522,11 @@ def test_every_report_says_which_kind_a_finding_is_in(tmp_path):
     jsonschema.validate(report, schema)
     rows = list(csv.DictReader(r["csv"].open()))
     assert {row["lang"] for row in rows if row["id"].startswith("MP40")} == {"python"}
-    assert {row["lang"] for row in rows if row["id"].startswith("MP1")} <= {"cxx"}
+    assert {row["lang"] for row in rows if row["id"].startswith("MP1")
+            and row["id"] != "MP1004"} <= {"cxx"}
+    # A macro the setup.py defines is renamed there first (issue 26): its note is Python's.
+    assert {(row["text"], row["file"]) for row in rows
+            if row["id"] == "MP1004" and row["lang"] == "python"} == {("WITH_CUDA", "setup.py")}
     results = json.loads(r["sarif"].read_text())["runs"][0]["results"]
     assert {x["properties"]["lang"] for x in results if x["ruleId"] == "MP4002"} == {"python"}
     assert len(rows) == len(results) == len(report["diagnostics"])

@@ -49,20 +49,27 @@ def test_real_mmcv_port(mmcv_csrc):
     n_musa = sum(1 for p in out.rglob("*") if p.is_file() and p.suffix in (".mu", ".muh"))
     assert n_cuda > 100 and n_musa == n_cuda
     assert not [p for p in out.rglob("*") if p.suffix in (".cu", ".cuh")]
+    r = json.loads(report.read_text())
+    # Paths are renamed by default (issue 26): common/cuda and pytorch/cuda, and the files
+    # named after CUDA; no output path names CUDA any more.
+    output_of = {f["path"]: f["output"] for f in r["files"]}
+    assert {"common/cuda": "common/musa", "pytorch/cuda": "pytorch/musa"}.items() <= \
+        {x["path"]: x["output"] for x in r["renamed_paths"]}.items()
+    assert not [o for o in output_of.values() if "cuda" in o.lower()]
 
     # Every changed identifier changed through a rule, a project-symbol rename or a word
     # of a message: no Acmumulate-style corruption.
     rules = build_ruleset(rule_files=[MMCV_RULES_JSON]).rewriting()
     value_idents = {i for r in rules.values() for i in IDENT.findall(r.value.encode())}
-    r = json.loads(report.read_text())
     value_idents |= {x["new"].encode() for x in r["project_symbols"]["renamed"]}
+    # Includes name the renamed files, and arch thresholds take MUSA values (issue 26).
+    value_idents |= {i for o in output_of.values() for i in IDENT.findall(o.encode())}
     value_idents |= {w.encode() for w in build_vocabulary().forms().values()}
     subword = {k.encode(): r.value.encode() for k, r in rules.items()
                if not (k[0].isalnum() and k[-1].isalnum())}
     unexplained = []
     for rel in kept:
-        new_rel = re.sub(r"\.cu(h?)$", r".mu\1", rel)
-        a, b = (src / rel).read_bytes(), (out / new_rel).read_bytes()
+        a, b = (src / rel).read_bytes(), (out / output_of[rel]).read_bytes()
         a_lines, b_lines = a.split(b"\n"), b.split(b"\n")
         assert len(a_lines) == len(b_lines), f"{rel}: line count changed"
         for la, lb in zip(a_lines, b_lines):
@@ -81,10 +88,10 @@ def test_real_mmcv_port(mmcv_csrc):
     left = sorted({d["text"] for d in r["diagnostics"] if d["id"] == "MP1002"})
     assert len([d for d in r["diagnostics"] if d["id"] == "MP1002"]) <= 15, left
     assert "CUDA_1D_KERNEL_LOOP" not in left
-    assert "MUSA_1D_KERNEL_LOOP" in (out / "common/cuda/common_cuda_helper.hpp").read_text()
+    assert "MUSA_1D_KERNEL_LOOP" in (out / "common/musa/common_musa_helper.hpp").read_text()
 
     # Specific shapes of the brief.
-    helper = (out / "common/pytorch_cuda_helper.hpp").read_text()
+    helper = (out / "common/pytorch_musa_helper.hpp").read_text()
     assert "torch_musa/csrc/aten/musa/MUSAContext.h" in helper
     text = "\n".join(p.read_text(errors="replace") for p in out.rglob("*")
                      if p.is_file() and p.suffix in (".mu", ".muh"))
@@ -143,10 +150,10 @@ def test_real_mmcv_leaves_no_torch_or_cuda_api_unported(mmcv_csrc, tmp_path):
             "--report-json", report, "-q", check=0)
     left = {d["text"] for d in json.loads(report.read_text())["diagnostics"] if d["id"] == "MP1002"}
     assert left <= MMCV_OWN_NAMES
-    helper = (out / "common/pytorch_cuda_helper.hpp").read_text()
+    helper = (out / "common/pytorch_musa_helper.hpp").read_text()  # paths renamed (issue 26)
     assert "#include <ATen/musa/MUSAApplyUtils.muh>" in helper
     assert '#include "torch_musa/csrc/aten/musa/MUSADeviceUtils.muh"' in (
-        out / "common/cuda/carafe_cuda_kernel.muh").read_text()
+        out / "common/musa/carafe_musa_kernel.muh").read_text()
     spconv = (out / "common/utils/spconv/tensorview/helper_launch.h").read_text()
     assert "MUSA_NUM_THREADS" in spconv  # torch's CUDA_NUM_THREADS, which mmcv redefines
 

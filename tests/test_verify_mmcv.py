@@ -72,10 +72,11 @@ def test_mmcv_port_verifies_as_well_as_the_original_compiles(tmp_path):
     assert len(kernels) >= 50
 
     report = tmp_path / "verify.json"
-    args = ["verify", out, "--mode", "ptx", "--only", "pytorch/cuda/*.mu", "--nvcc", nvcc,
+    # The port renames mmcv's cuda folders by default (issue 26): pytorch/musa, common/musa.
+    args = ["verify", out, "--mode", "ptx", "--only", "pytorch/musa/*.mu", "--nvcc", nvcc,
             "--report-json", report, "-D", "MMCV_WITH_MUSA",
             *[a for d in TORCH_DEFINES for a in ("-D", d)],
-            *[a for d in [*common, str(out / "common"), str(out / "common/cuda")]
+            *[a for d in [*common, str(out / "common"), str(out / "common/musa")]
               for a in ("-I", d)]]
     proc = subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)],
                           capture_output=True, text=True)

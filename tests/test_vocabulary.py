@@ -45,13 +45,24 @@ def test_split_parts_round_trips(name, parts):
     ("use_cublaslt", "use_mublaslt"),
     ("NcclComm", "McclComm"),
     ("NMSCUDAKernelLauncher", "NMSMUSAKernelLauncher"),  # two acronyms in one run
+    ("CutlassGemm", "MutlassGemm"),                # MUTLASS and its CuTe (issue 26)
+    ("cutlass_kernel", "mutlass_kernel"),
+    ("CuteTensor", "MuteTensor"),
+    ("CUTE_HELPER", "MUTE_HELPER"),
+    ("num_nvl_bytes", "num_mtl_bytes"),            # NVLink's abbreviation
+    ("NUM_MAX_NVL_PEERS", "NUM_MAX_MTL_PEERS"),
+    ("kNumNVLRanks", "kNumMTLRanks"),
+    ("has_nvswitch", "has_mtswitch"),              # the vendor's NVSWITCH -> MTSWITCH
 ])
 def test_renames(vocab, cuda, musa):
     assert vocab.rename(cuda) == musa
 
 
 @pytest.mark.parametrize("name", ["Accumulate", "cu_seqlens", "barracuda", "nv_half", "CURRENT",
-                                  "accumulate_sum", "execute", "THREADS"])
+                                  "accumulate_sum", "execute", "THREADS",
+                                  # whole-part words never begin or end a longer part
+                                  "EXECUTE", "execute_plan", "cuter", "CUTEST", "nvlist",
+                                  "NVLS_SIZE"])
 def test_names_without_a_word_stay(vocab, name):
     assert vocab.rename(name) is None
 
@@ -61,6 +72,20 @@ def test_words_can_be_switched_off_and_added():
     assert v.rename("WITH_CUDA") is None
     assert v.rename("hip_stream") == "musa_stream"
     assert v.rename("CuptiTracer") == "MuptiTracer"
+
+
+def test_whole_words_are_not_words_of_prose(vocab):
+    prose = vocab.forms(prose=True)
+    assert "cute" not in prose and "NVL" not in prose and "CUDA" in prose
+    assert {"cute", "CUTE", "nvl"} <= set(vocab.forms())
+
+
+def test_a_vocabulary_file_can_mark_a_word_whole(tmp_path):
+    f = tmp_path / "v.json"
+    f.write_text('{"HIP": {"musa": "MUSA", "whole": true}}')
+    v = build_vocabulary(default=False, files=[f])
+    assert v.rename("hip_stream") == "musa_stream"
+    assert v.rename("hipster") is None and v.rename("CHIP") is None
 
 
 def test_bad_vocabulary_is_one_error(tmp_path):
@@ -84,3 +109,13 @@ def test_shipped_vocabulary_is_derived_from_the_vendor_tables():
     from musa_porting.tables import vocabulary
 
     assert vocabulary.main(["--vendor", str(VENDOR), "--check"]) == 0
+
+
+@pytest.mark.skipif(not VENDOR.is_dir(), reason="needs ../shared/data/torch_musa")
+def test_every_inner_word_change_of_the_vendor_tables_is_reviewed(vocab):
+    """Each part the vendor's tables change inside a name is made by the vocabulary or
+    left out with a reason (tables/vocabulary.py: LEFT_OUT)."""
+    from musa_porting.tables import vocabulary
+
+    assert vocabulary.unreviewed(VENDOR, vocab) == []
+    assert set(vocabulary.LEFT_OUT).isdisjoint(vocab.words)

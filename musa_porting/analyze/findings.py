@@ -15,6 +15,7 @@ from itertools import islice
 
 from ..port import lexer
 from ..port.engine import Edit
+from ..rules.project import KEPT_LIBRARY_NAME
 from .arches import Target
 from .checks import Diagnostic
 from .features import unported_note
@@ -99,7 +100,7 @@ def find_diagnostics(
             if in_noncode(off):
                 continue
             name = m.group().decode("ascii")
-            if name in keep or name in BUILTIN_KEEP:
+            if name in keep or name in BUILTIN_KEEP or KEPT_LIBRARY_NAME.match(name):
                 continue
             if name in known:
                 yield (off, "MP1001", name,

@@ -1,12 +1,15 @@
-"""Findings for project symbols: each renamed name (MP1004, a note) and each name
-whose MUSA name is taken (MP1005, a warning), at its first definition site, so the
-reports and SARIF show where every rename comes from; each name kept because Python
-calls it (MP1007, a note) or renamed all the same (MP1008, a warning) at its binding."""
+"""Findings for what the port renamed in a file as a whole: each renamed project symbol
+(MP1004, a note) and each name whose MUSA name is taken (MP1005, a warning), at its
+first definition site, so the reports and SARIF show where every rename comes from; each
+name kept because Python calls it (MP1007, a note) or renamed all the same (MP1008, a
+warning) at its binding; and each CUDA arch number turned into a MUSA one (MP3104)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..port.arch_values import ARCH_NOTE
+from ..port.arch_values import FAMILY as ARCH_FAMILY
 from ..port.engine import Edit
 from ..rules.project import Collision, ProjectPlan, Rename
 from .checks import Diagnostic
@@ -49,4 +52,19 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
             assert isinstance(item, Collision)
             msg = f"'{item.old}' ({site.kind}) not renamed to '{item.new}': {item.reason}"
             out.append(Diagnostic("MP1005", item.old, site.line, col, site.line, site.column, msg))
+    return out
+
+
+def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
+    """MP3104 for each CUDA arch number the port turned into a MUSA one (port/arch_values.py),
+    at its place in the ported file and in the original."""
+    out = []
+    for e in edits:
+        if getattr(e.rule, "family", None) != ARCH_FAMILY:
+            continue
+        col = _out_column(e.line, e.column, edits)
+        out.append(Diagnostic("MP3104", e.old, e.line, col, e.line, e.column,
+                              f"CUDA arch {e.old} compared with __CUDA_ARCH__ became MUSA arch "
+                              f"{e.new} (the brief: >= 800 is >= 220, >= 900 is >= 310, below "
+                              f"800 every MUSA arch); {ARCH_NOTE}"))
     return out

@@ -15,6 +15,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from ..port.arch_values import MUSA_VALUES
 from .arches import ARCHES
 from .scan import Hazard, Scan
 
@@ -123,16 +124,25 @@ def version_hazards(scan: Scan) -> Iterator[Hazard]:
         after = _NAME_THEN_NUMBER.match(data, e)
         if after is not None:
             op, number = after.group(1).decode(), int(after.group(2))
-            yield Hazard("MP2003", s, after.end(),
-                         _message(cuda, data[s:after.end()].decode(), op, number))
+            if not _ported_threshold(cuda, op, number):
+                yield Hazard("MP2003", s, after.end(),
+                             _message(cuda, data[s:after.end()].decode(), op, number))
             continue
         before = _NUMBER_THEN_NAME.search(data, max(0, s - 40), s)
         if before is not None:
             op, number = _FLIP[before.group(2).decode()], int(before.group(1))
-            yield Hazard("MP2003", before.start(), e,
-                         _message(cuda, data[before.start():e].decode(), op, number))
+            if not _ported_threshold(cuda, op, number):
+                yield Hazard("MP2003", before.start(), e,
+                             _message(cuda, data[before.start():e].decode(), op, number))
     if scan.has(*SM_KEYS):
         yield from _sm_macros(scan)
+
+
+def _ported_threshold(cuda: str, op: str, number: int) -> bool:
+    """``__CUDA_ARCH__ >= 800`` that the port already wrote as ``__MUSA_ARCH__ >= 220``
+    (port/arch_values.py, reported there as MP3104): an ordering against a MUSA arch
+    value is not a CUDA number carried over."""
+    return cuda == "__CUDA_ARCH__" and op in ("<", "<=", ">", ">=") and number in MUSA_VALUES
 
 
 def _sm_macros(scan: Scan) -> Iterator[Hazard]:

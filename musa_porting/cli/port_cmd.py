@@ -68,9 +68,11 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
               help="A macro for --symbols clang (repeatable).")
 @click.option("--compile-commands", metavar="FILE",
               help="compile_commands.json with each file's flags, for --symbols clang.")
-@click.option("--rename-paths", is_flag=True,
-              help="Also rename files and folders whose names hold a CUDA word (gemm_cuda.cu -> "
-                   "gemm_musa.mu, csrc/cuda/ -> csrc/musa/); includes and links follow.")
+@click.option("--rename-paths/--keep-paths", "rename_paths", default=None,
+              help="Rename files and folders whose names hold a CUDA word (gemm_cuda.cu -> "
+                   "gemm_musa.mu, csrc/cuda/ -> csrc/musa/), the default; includes, links, "
+                   "build files and setup.py paths follow. --keep-paths keeps every name but "
+                   ".cu/.cuh -> .mu/.muh (setting: rename-paths = false).")
 @click.option("--vocab", "vocab_files", multiple=True, metavar="FILE",
               help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
                    "to switch a word off (a rule file's 'vocabulary:' section does the same).")
@@ -185,7 +187,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         symbols_backend=symbols_backend,
         defines=list(defines),
         compile_commands=compile_commands,
-        rename_paths=rename_paths,
+        rename_paths=rename_paths if rename_paths is not None else cfg.flag("rename-paths", True),
         vocab_files=list(vocab_files),
         python=not no_python,
         launch=list(launch),

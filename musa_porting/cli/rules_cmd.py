@@ -75,9 +75,23 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
             for d in data:
                 click.echo(f"{d['family']:<12} {d['entries']:>7}  {'on' if d['enabled'] else 'off'}")
         return
+    related: dict[str, tuple[str | None, list]] = {}  # a name with no rule of its own
     if names:
+        from ..rules.lookup import in_context, ported_by
+
         found = [rs.rules[n] for n in names if n in rs.rules]
-        missing = [n for n in names if n not in rs.rules]
+        missing = []
+        for n in names:
+            if n in rs.rules:
+                continue
+            by = ported_by(n, rs.rules)
+            if by is not None:
+                related[n] = (by[0], by[1])  # ported inside a longer match: found
+                continue
+            missing.append(n)
+            ctx = in_context(n, rs.rules)
+            if ctx:
+                related[n] = (None, ctx)
     elif list_:
         found = sorted((r for r in rs.rules.values() if not wanted or r.family in wanted),
                        key=lambda r: (r.family, r.key))
@@ -85,7 +99,9 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
     else:
         fail("give NAMES to look up, or --list, or --families")
     if fmt == "json":
-        click.echo(json.dumps({"rules": [row(r) for r in found], "missing": missing}, indent=1))
+        click.echo(json.dumps({"rules": [row(r) for r in found], "missing": missing,
+                               "related": {n: {"ported": new, "rules": [row(r) for r in rules]}
+                                           for n, (new, rules) in related.items()}}, indent=1))
     else:
         for r in found:
             d = row(r)
@@ -96,8 +112,16 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
             where += f"version: {d['version']}; " if d["version"] else ""
             click.echo(f"{d['cuda']} -> {target}  [{d['family']}, {d['status']}{state}] "
                        f"{where}{d['file']}{note}")
+        for n, (new, rules) in related.items():
+            if new is not None:
+                keys = ", ".join(dict.fromkeys(r.key for r in rules))
+                fams = ", ".join(dict.fromkeys(r.family for r in rules))
+                click.echo(f"{n} -> {new}  [{fams}] by the rule{'s' * (len(rules) > 1)} {keys}")
         for n in missing:
-            click.echo(f"{n}: no rule", err=True)
+            ctx = related.get(n, (None, []))[1]
+            shown = "; in context: " + ", ".join(f"{r.key} -> {r.value}" for r in ctx[:8]) \
+                if ctx else ""
+            click.echo(f"{n}: no rule{shown}", err=True)
     if missing:
         sys.exit(EXIT_CHECK)
 

@@ -13,6 +13,7 @@ import os
 from ..errors import PortError
 from ..port.python import PortedTree
 from ..port.python.names import identifier_renames
+from ..port.python.paths import with_folders
 from ..rules import build_ruleset
 from ..rules.project import ProjectPlan
 from ..tree.manifest import MANIFEST_NAME, Manifest, load_manifest
@@ -77,7 +78,7 @@ def _tree(root: str, out_dir: str, m: Manifest) -> PortedTree | None:
     out_rel = _rel(root, out_dir)
     if src_rel is None or out_rel is None:
         return None
-    files = {rec.src: out for out, rec in m.files.items()}
+    files = with_folders({rec.src: out for out, rec in m.files.items()})
     return PortedTree(src_rel, out_rel, files, frozenset(m.dirs))
 
 

@@ -21,6 +21,9 @@ class BuildContext:
     macro: Callable[[str], str | None] = lambda name: None  # a -D name's new name
     names: Mapping[str, str] = field(default_factory=dict)  # toolchain variables -> MUSA
     keep: frozenset[str] = frozenset()
+    # Macros the build defines that the port renames (WITH_CUDA -> WITH_MUSA): the build
+    # files' variables of the same name follow (option(WITH_CUDA ...), if(WITH_CUDA)).
+    variables: Mapping[str, str] = field(default_factory=dict)
 
     def offload_flags(self, joiner: str = " ") -> str:
         return joiner.join(f"--offload-arch={a}" for a in self.arches)

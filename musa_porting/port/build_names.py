@@ -26,6 +26,7 @@ HOME_VARS = {
     "CUDA_HOME": "MUSA_HOME",
     "CUDA_PATH": "MUSA_PATH",
     "CUDA_VISIBLE_DEVICES": "MUSA_VISIBLE_DEVICES",
+    "TORCH_CUDA_ARCH_LIST": "TORCH_MUSA_ARCH_LIST",  # its value: see build_rewrite
 }
 MUSA_INSTALL_DIR = "/usr/local/musa"
 

@@ -10,6 +10,7 @@ Here are the nvcc options, which may take the next word as their value;
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from . import nvcc_flags as nf
@@ -17,6 +18,9 @@ from .build_context import ARCH_NOTE, BuildContext
 from .build_edits import Change, Edits, Note
 from .build_word_names import REF, TARGET, word_edits
 from .build_words import CODE, STRING, Word
+
+_ARCH_LIST = re.compile(r"TORCH_CUDA_ARCH_LIST\}?\s*(?:[?:+]?=)?\s*[\"']?"
+                        r"(?P<v>\d+\.\d+(?:\+PTX)?(?:[; ,]+\d+\.\d+(?:\+PTX)?)*)")
 
 __all__ = ["ARCH_NOTE", "REF", "TARGET", "BuildContext", "Change", "Note", "Rewriter"]
 
@@ -30,10 +34,13 @@ class Rewriter(Edits):
 
     # -- statements --------------------------------------------------------------------
 
-    def statement(self, words: Sequence[Word], *, link: bool = False, defs: bool = False) -> None:
+    def statement(self, words: Sequence[Word], *, link: bool = False, defs: bool = False,
+                  dirs: bool = False) -> None:
         """Rewrite one statement's words: nvcc options first (they may take the next
         word as their value), then each remaining word's names."""
         arch_written = False
+        if words and "TORCH_CUDA_ARCH_LIST" in self.text[words[0].start:words[-1].end]:
+            self.arch_list(words)
         i = 0
         while i < len(words):
             w = words[i]
@@ -43,7 +50,7 @@ class Rewriter(Edits):
                 if used:
                     i += used
                     continue
-            self.word(w, link=link, defs=defs)
+            self.word(w, link=link, defs=defs, dirs=dirs)
             i += 1
 
     def flag(self, words: Sequence[Word], i: int, m: nf.FlagMatch, arch_written: bool
@@ -142,6 +149,20 @@ class Rewriter(Edits):
                       "numbers do not map 1:1 to MUSA arches", ARCH_NOTE)
         return True
 
+    def arch_list(self, words: Sequence[Word]) -> None:
+        """``TORCH_CUDA_ARCH_LIST="7.0 8.0+PTX"`` (an assignment, ``set()``, ``export``): the
+        value becomes torch_musa's TORCH_MUSA_ARCH_LIST numbers for --arch ("22")."""
+        start, end = words[0].start, words[-1].end
+        for m in _ARCH_LIST.finditer(self.text, start, end):
+            s, e = m.span("v")
+            if not any(w.start <= s < w.end and w.where in (CODE, STRING) for w in words):
+                continue  # prose: echo "TORCH_CUDA_ARCH_LIST=8.0"
+            new = ";".join(a.removeprefix("mp_") for a in self.ctx.arches)
+            if self.change(s, e, new):
+                self.note("MP3104", s, e, f"TORCH_CUDA_ARCH_LIST '{m.group('v')}' became "
+                          f"TORCH_MUSA_ARCH_LIST '{new}' (from --arch): sm numbers do not map "
+                          "1:1 to MUSA arches", ARCH_NOTE)
+
     def _quoted_group(self, flag: Word, nxt: Word) -> tuple[str, int] | None:
         """When ``nxt`` opens a quoted string of its own (``-Xcompiler "-fPIC -O2"``), the
         string's body and the index just past its closing quote."""
@@ -156,7 +177,7 @@ class Rewriter(Edits):
 
     # -- words -------------------------------------------------------------------------
 
-    def word(self, w: Word, *, link: bool = False, defs: bool = False) -> None:
+    def word(self, w: Word, *, link: bool = False, defs: bool = False, dirs: bool = False) -> None:
         """The names in one word, by where it stands."""
-        found, notes = word_edits(w, self.ctx, link=link, defs=defs)
+        found, notes = word_edits(w, self.ctx, link=link, defs=defs, dirs=dirs)
         self.apply_word(w.start, found, notes)

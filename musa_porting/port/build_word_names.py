@@ -14,6 +14,7 @@ import re
 from . import build_names as bn
 from .build_context import ARCH_NOTE, BuildContext
 from .build_edits import Found, WordNotes
+from .build_paths import path_edits, resolve
 from .build_words import CODE, PATTERN, RAW, TEXT, Word
 from .filenames import RENAMES
 
@@ -35,38 +36,40 @@ _SUFFIX = re.compile(r"(?<=[A-Za-z0-9_%*)}:\]\\+-])\.(cuh?)(?![A-Za-z0-9_])")
 _PATH_CHARS = re.compile(r"[A-Za-z0-9_./+\-${}%*]*$")
 _MACRO_FLAG = re.compile(r"(?<![A-Za-z0-9_\-])-[DU]([A-Za-z_][A-Za-z0-9_]*)")
 _DEFINITION = re.compile(r"(?:-D)?([A-Za-z_][A-Za-z0-9_]*)")
-_SOURCE_DIR_PREFIX = re.compile(r"^(?:\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR)\}/|\./)")
-_ROOT_PREFIX = re.compile(r"^\$\{(?:CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}/")
 
 
-def word_edits(w: Word, ctx: BuildContext, *, link: bool = False, defs: bool = False
-               ) -> tuple[Found, WordNotes]:
+def word_edits(w: Word, ctx: BuildContext, *, link: bool = False, defs: bool = False,
+               dirs: bool = False) -> tuple[Found, WordNotes]:
     """The names in one word, by where it stands: candidate changes and the notes that
-    go with them (spans relative to the word)."""
+    go with them (spans relative to the word). ``dirs``: the command takes folders
+    (``add_subdirectory``), so a bare name of a renamed folder is one."""
     where, text = w.where, w.text
     found: Found = []
     notes: WordNotes = []
     if where == RAW:
         return found, notes
     # Variable references (everywhere) and, in code, bare toolchain names.
+    names, variables = ctx.names, ctx.variables
     if where == CODE:
         for m in _IDENT.finditer(text):
-            new = ctx.names.get(m.group())
+            new = names.get(m.group()) or variables.get(m.group())
             if new is not None:
                 found.append((m.start(), m.end(), new))
     else:
         for m in REF.finditer(text):
             g = 1 if m.group(1) else 2 if m.group(2) else 3
-            new = ctx.names.get(m.group(g))
+            new = names.get(m.group(g)) or variables.get(m.group(g))
             if new is not None:
                 found.append((m.start(g), m.end(g), new))
     if where == TEXT:
         return found, notes
-    # File names: .cu -> .mu as the port renames them.
+    # File names: .cu -> .mu as the port renames them; and the paths of the tree's renamed
+    # files and folders (a bare word only where the command takes folders).
     for m in _SUFFIX.finditer(text):
         hit = _file_name(text, m, ctx)
         if hit is not None:
             found.append(hit)
+    found += path_edits(text, ctx, bare=dirs and where == CODE)
     if where == PATTERN:
         return found, notes
     _paths_and_libraries(text, where, ctx, found, notes)
@@ -145,18 +148,7 @@ def _file_name(text: str, m: re.Match, ctx: BuildContext) -> tuple[int, int, str
 def _tree_output(path: str, ctx: BuildContext) -> str | None:
     """The output path of the tree file ``path`` names (relative to the build file,
     or to the top of the tree), or None."""
-    if "$" in _SOURCE_DIR_PREFIX.sub("", path) and not _ROOT_PREFIX.match(path):
-        return None
     if any(c in path for c in "*%"):
         return None
-    here = posixpath.dirname(ctx.rel)
-    if _ROOT_PREFIX.match(path):
-        candidates = [_ROOT_PREFIX.sub("", path)]
-    else:
-        rest = _SOURCE_DIR_PREFIX.sub("", path)
-        candidates = [posixpath.normpath(posixpath.join(here, rest)), posixpath.normpath(rest)]
-    for c in candidates:
-        out = ctx.out_rel_of.get(c)
-        if out is not None:
-            return out
-    return None
+    found = resolve(path, ctx)
+    return found[1] if found is not None else None

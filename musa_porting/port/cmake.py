@@ -36,6 +36,8 @@ __all__ = ["MUSA_PATH_NOTE", "PREAMBLE", "CMakePorter", "cmake_names", "cmake_wo
 
 _LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
 _DEF_COMMANDS = frozenset({"target_compile_definitions", "add_compile_definitions"})
+# Commands whose arguments are folders: a bare name of a renamed folder follows the port.
+_DIR_COMMANDS = frozenset({"add_subdirectory", "include_directories", "target_include_directories"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -81,7 +83,8 @@ class CMakePorter:
             words = command_words(self.text, cmd)[1:]
             if name == "find_package" and cmd.args and cmd.args[0].value in ("CUDAToolkit", "MUSA"):
                 self.toolkit.components(words)
-            self.rw.statement(words, link=name in _LINK_COMMANDS, defs=name in _DEF_COMMANDS)
+            self.rw.statement(words, link=name in _LINK_COMMANDS, defs=name in _DEF_COMMANDS,
+                              dirs=name in _DIR_COMMANDS)
         self._findmusa_variables_without_findmusa()
         return self.rw
 

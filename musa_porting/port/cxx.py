@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from ..rules.project import PROJECT_FAMILY
 from . import lexer
+from .arch_values import threshold_edits
+from .cuda_strings import CudaStrings
 from .engine import Edit, Matcher, rewrite
 from .messages import MessageWords
 
@@ -56,6 +58,8 @@ def port_bytes(
     known_headers: Set[str] = frozenset(),
     messages: MessageWords | None = None,
     lexed: lexer.Lexed | None = None,
+    strings: CudaStrings | None = None,
+    arch_numbers: bool = False,
 ) -> FilePort:
     """Port one file's bytes.
 
@@ -65,7 +69,9 @@ def port_bytes(
     are header names the default tables produce: a user rule that rewrites an
     out-of-tree include into anything else gets a warning, since the header it now
     names may not exist. ``messages`` renames vocabulary words standing alone in
-    comments and strings. Project symbols (rules of the ``project`` family) change in
+    comments and strings; ``strings`` ports string literals that name CUDA libraries and
+    variables; ``arch_numbers`` the CUDA arch numbers compared with ``__CUDA_ARCH__``.
+    Project symbols (rules of the ``project`` family) change in
     a string literal only where the string is the name itself, qualified
     (``"mylib::gemm_cuda"``) or as an operator schema (``"gemm_cuda(Tensor x) -> Tensor"``).
     """
@@ -111,6 +117,12 @@ def port_bytes(
         if hits:
             blocked = lexer.merge_spans(excluded + holes + [(f[0], f[1]) for f in fixed])
             fixed += messages.edits(data, hits, lexed.typed, skip, blocked)
+    if strings is not None and "strings" not in skip:
+        # Libraries and environment variables named by a string (cuda_strings.py).
+        fixed += strings.edits(data, lexed, excluded + holes + [(f[0], f[1]) for f in fixed])
+    if arch_numbers:  # __CUDA_ARCH__ >= 800 -> __MUSA_ARCH__ >= 220 (arch_values.py)
+        fixed += [f for f in threshold_edits(data, lexed)
+                  if not any(s <= f[0] < e for s, e in excluded)]
 
     accept = None
     if PROJECT_FAMILY in matcher.families:

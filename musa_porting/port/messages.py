@@ -36,7 +36,7 @@ class MessageWords:
     report counts them under the ``messages`` family)."""
 
     def __init__(self, vocabulary: Vocabulary):
-        forms = vocabulary.forms()
+        forms = vocabulary.forms(prose=True)  # not the whole-part words (cute, nvl)
         self.rules = {k.encode(): Rule(k, v, MESSAGES_FAMILY, "supported", "vocabulary")
                       for k, v in forms.items()}
         # Every spelling is a whole word (letters and digits at both edges), so the

@@ -107,6 +107,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "checks": {c.id: check_dict(c) for c in CHECKS.values()},
         "warnings": list(r.warnings),
         "project_symbols": project_dict(r),
+        "renamed_paths": [{"path": a, "output": b} for a, b in r.renamed_paths.items()],
         "run": {
             "elapsed_s": round(r.elapsed, 4),
             "mb_per_s": round(r.mb_per_s, 2),

@@ -28,9 +28,11 @@ def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
     py = by_lang(r, suppress).get("python")
     python = f"; Python: {py['files']} files, {py['changed']} changed, " \
              f"{py['findings']} findings" if py else ""
+    n = len(r.renamed_paths)
+    renamed = f", {n} path{'s' * (n != 1)} renamed" if n else ""
     return (
         f"musa-port: {r.ported} ported ({r.changed} changed{python}), {r.copied} copied, "
-        f"{r.symlinks} links, {len(r.ignored)} ignored; {r.replacements} replacements, "
+        f"{r.symlinks} links, {len(r.ignored)} ignored{renamed}; {r.replacements} replacements, "
         f"{res} residuals ({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
         f"{r.elapsed:.2f}s, {r.mb_per_s:.1f} MB/s -> {r.output}"
@@ -89,6 +91,10 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
                                                      "residuals", "findings")))
         console.print(kt)
 
+    renamed = renamed_paths_text(r)
+    if renamed:
+        console.print(renamed, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
     if r.ignored:
         by_pat: dict[str, int] = {}
         for pat in r.ignored.values():
@@ -144,6 +150,28 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
                           "--report-csv)")
 
+
+
+def renamed_paths_text(r: PortResult, shown: int = 8) -> str:
+    """Which folders and files the port renamed (``csrc/cuda -> csrc/musa``): a build file
+    outside SRC cannot be seen, so whatever names them there must follow by hand."""
+    if not r.renamed_paths:
+        return ""
+    files = {f.rel for f in r.files}
+    dirs = [(a, b) for a, b in r.renamed_paths.items() if a not in files]
+    named = [(a, b) for a, b in r.renamed_paths.items() if a in files]
+    parts = []
+    if dirs:
+        parts.append(f"{len(dirs)} folder{'s' * (len(dirs) != 1)} ("
+                     + ", ".join(f"{a} -> {b}" for a, b in dirs[:shown])
+                     + (", ..." if len(dirs) > shown else "") + ")")
+    if named:
+        parts.append(f"{len(named)} file{'s' * (len(named) != 1)} ("
+                     + ", ".join(f"{a} -> {b}" for a, b in named[:3])
+                     + (", ..." if len(named) > 3 else "") + ")")
+    verb = "would rename" if r.dry_run else "renamed"
+    return (f"paths {verb}: {' and '.join(parts)}; a build file outside {r.src} that names "
+            "them must follow (the JSON report lists them all; --keep-paths keeps them)")
 
 
 def _project_rows(r: PortResult) -> list[tuple[str, object]]:

@@ -25,9 +25,10 @@ from .model import Rule
 from .vocabulary import Vocabulary
 
 # Names of the CUDA libraries that keep their names on MUSA (muThrust and muAlg are
-# drop-ins for Thrust and CUB; libcu++ keeps its own): never renamed as project symbols,
+# drop-ins for Thrust and CUB; libcu++ keeps its own; muThrust's CUDA backend keeps the
+# namespace cuda_cub and its CUDA_CUB_* macros): never renamed as project symbols,
 # never keys of the tables (tables/irregular.FORBIDDEN_KEY_PATTERN uses it too).
-KEPT_LIBRARY_PREFIX = r"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX)"
+KEPT_LIBRARY_PREFIX = r"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX|CUDA_CUB_|cuda_cub$)"
 KEPT_LIBRARY_NAME = re.compile(KEPT_LIBRARY_PREFIX)
 
 PROJECT_FAMILY = "project"

@@ -26,6 +26,8 @@ from .families import (
 from .headers import Declarations, HeaderSet, Version, header_release, release_label, version_label
 from .irregular import Name, Prefix
 from .model import Item, Table
+from .mutlass import FAMILY as MUTLASS
+from .mutlass import build_mutlass
 from .pytorch import torch_headers, torch_names, torch_version
 from .vendor import VENDOR, Vendor, VendorReport, apply_vendor
 
@@ -295,6 +297,7 @@ def build_all(hs: HeaderSet, partial: bool = False, vendor: Vendor | None = None
     tables["headers"] = build_headers(hs, tables, vocab)
     tables["macros"] = macros
     tables["pytorch"] = build_pytorch(hs, owned, vocab, vendor)
+    tables[MUTLASS] = build_mutlass()
     report = None
     if vendor is not None:
         report = apply_vendor(tables, vendor, hs, decl, vocab)

@@ -30,13 +30,49 @@ VENDOR_TABLES = ("general", "extra", "dnn-naming", "include", "dnn-header")
 MIN_NAMES = 3
 MIN_LENGTH = 4
 
-# Words the vendor's tables do not spell out, from the brief (MUSA naming facts).
+# Words the vendor's tables do not spell out, from the brief (MUSA naming facts):
+# (MUSA word, source, whole part only).
 BRIEF_WORDS = {
-    "NCCL": ("MCCL", "brief: nccl/NCCL -> mccl/MCCL"),
-    "CUDNN": ("MUDNN", "brief: cudnn/CUDNN -> mudnn/MUDNN"),
-    "CUTLASS": ("MUTLASS", "brief: MUTLASS is Moore Threads' CUTLASS (cutlass:: -> mutlass::)"),
-    "NVCC": ("MCC", "brief: mcc replaces nvcc"),
-    "NPP": ("MTPP", "brief: npp -> mtpp (nppiResize -> mtppiResize)"),
+    "NCCL": ("MCCL", "brief: nccl/NCCL -> mccl/MCCL", False),
+    "CUDNN": ("MUDNN", "brief: cudnn/CUDNN -> mudnn/MUDNN", False),
+    "CUTLASS": ("MUTLASS", "brief: MUTLASS is Moore Threads' CUTLASS (cutlass:: -> mutlass::)",
+                False),
+    # A whole part only: EXECUTE, cuter and execute hold the letters.
+    "CUTE": ("MUTE", "brief: MUTLASS's CuTe is MuTe (cute:: -> mute::, CUTE_* -> MUTE_*)", True),
+    "NVCC": ("MCC", "brief: mcc replaces nvcc", False),
+    "NPP": ("MTPP", "brief: npp -> mtpp (nppiResize -> mtppiResize)", False),
+}
+
+# Inner words of the vendor's tables below MIN_NAMES that every name holding them
+# renames alike (the review of every inner-word change, with LEFT_OUT below).
+REVIEWED_WORDS = ("NVSWITCH", "NVBLAS")
+# NVL is NVLink's abbreviation in communication libraries (num_nvl_bytes,
+# NUM_MAX_NVL_PEERS): the vendor renames NVLINK (and every NV word it maps) so. A whole
+# part only, so nvlist or NVLS stay.
+IMPLIED_WORDS = {"NVL": ("MTL", "NVLINK", True)}
+
+# Inner-word changes of the vendor's tables that are not vocabulary words, each with
+# why (tests/test_vocabulary.py checks that every change is a word or listed here).
+LEFT_OUT = {
+    **{w: "two letters or fewer: the API prefixes (cu, CU, nv), which the tables' prefix "
+          "rules handle; in names they are not CUDA's (cu_seqlens, nv_half)"
+       for w in ("C", "CU", "NV")},
+    **{w: "the driver's CU prefix glued to a word (CUGLDeviceList, CUGPUDirectRDMA..., "
+          "..._CUDEVICE, cuuint32_t): whole names of the tables, not a word of their own"
+       for w in ("CUG", "CUGL", "CUGPU", "CUDEVICE", "CUCONTEXT", "CUUINT")},
+    **{w: "a LAPACK routine (C for complex: cusolverDnCungbr): the vendor renames its C as "
+          "if it were CUDA's cu, not a CUDA word"
+       for w in ("CUNGBR", "CUNGQR", "CUNGTR", "CUNMQR", "CUNMTR")},
+    "CUTOFF": "an English word (nCutoffValue -> nMutoffValue): renamed as if it began with cu",
+    "CUBRT": "a cube root (nppsCubrt_32f), renamed as if it began with cu",
+    "CONVERSION": "an English word (NV_NPPI_COLOR_CONVERSION_H): its NV renamed by mistake",
+    "HGPUNV": "one Windows handle type (HGPUNV), a whole name of the tables",
+    "NVN": "one name (cuEventCreateFromNVNSync): NVN is a graphics API, not a CUDA word",
+    "NVPTX": "one name (__OPENMP_NVPTX__): MUSA has no PTX, so an MTPTX would name nothing",
+    **{w: "a whole name of the tables (the header nvfunctional, the namespaces nvstd and "
+          "nvcuda), not a word inside other names" for w in ("NVFUNCTIONAL", "NVSTD", "NVCUDA")},
+    "PHILOX": "curandStatePhilox4_32_10_t -> murand_state_philox4x32_10: renamed whole, its "
+              "parts do not line up",
 }
 
 
@@ -48,35 +84,63 @@ def _pairs(vendor: Path):
                 yield table, cuda, musa
 
 
-def derive(vendor: Path) -> dict[str, dict[str, str]]:
-    counts: Counter[tuple[str, str]] = Counter()
-    example: dict[tuple[str, str], tuple[str, str, str]] = {}
-    kept_unchanged: Counter[str] = Counter()
+def _changes(vendor: Path):
+    """(CUDA part, MUSA part, table, CUDA name, MUSA name) of every part the vendor's
+    tables change, in names whose parts line up; and the parts they keep unchanged in
+    a name where another part changes."""
+    kept: Counter[str] = Counter()
+    changes = []
     for table, cuda, musa in _pairs(vendor):
         a, b = split_parts(cuda), split_parts(musa)
         if len(a) != len(b) or a == b:
             continue
         for x, y in zip(a, b):
-            key = x.upper()
             if x == y:
-                kept_unchanged[key] += 1
-                continue
-            if not (x.isalpha() and y.isalpha()) or y.upper() == key:
-                continue
-            # One word, whatever its case style: CUDA, cuda and Cuda count together.
-            pair = (key, y.upper())
-            counts[pair] += 1
-            example.setdefault(pair, (table, cuda, musa))
-    words: dict[str, dict[str, str]] = {}
-    for (cuda, musa), n in counts.most_common():
-        if n < MIN_NAMES or len(cuda) < MIN_LENGTH or cuda in words:
+                kept[x.upper()] += 1
+            else:
+                changes.append((x, y, table, cuda, musa))
+    return changes, kept
+
+
+def unreviewed(vendor: Path, vocabulary) -> list[tuple[str, str, str]]:
+    """The vendor's inner-word changes (CUDA part, MUSA part, an example) that the
+    vocabulary does not make and LEFT_OUT does not explain: empty after a review."""
+    out = {}
+    for x, y, _table, cuda, musa in _changes(vendor)[0]:
+        if not (x.isalpha() and y.isalpha()) or vocabulary.rename_part(x) == y:
             continue
-        if kept_unchanged[cuda]:
-            continue  # the vendor also keeps it: not a word it always renames
+        if x.upper() not in LEFT_OUT:
+            out.setdefault((x.upper(), y.upper()), f"{cuda} -> {musa}")
+    return [(a, b, e) for (a, b), e in sorted(out.items())]
+
+
+def derive(vendor: Path) -> dict[str, dict[str, object]]:
+    counts: Counter[tuple[str, str]] = Counter()
+    example: dict[tuple[str, str], tuple[str, str, str]] = {}
+    changes, kept_unchanged = _changes(vendor)
+    for x, y, table, cuda, musa in changes:
+        key = x.upper()
+        if not (x.isalpha() and y.isalpha()) or y.upper() == key:
+            continue
+        # One word, whatever its case style: CUDA, cuda and Cuda count together.
+        pair = (key, y.upper())
+        counts[pair] += 1
+        example.setdefault(pair, (table, cuda, musa))
+    words: dict[str, dict[str, object]] = {}
+    sources: dict[str, str] = {}
+    for (cuda, musa), n in counts.most_common():
+        if len(cuda) < MIN_LENGTH or cuda in sources or kept_unchanged[cuda]:
+            continue  # kept_unchanged: the vendor also keeps it, not a word it always renames
         table, k, v = example[(cuda, musa)]
-        words[cuda] = {"musa": musa, "source": f"vendor {table}.json: {n} names, e.g. {k} -> {v}"}
-    for cuda, (musa, source) in BRIEF_WORDS.items():
-        words.setdefault(cuda, {"musa": musa, "source": source})
+        sources[cuda] = f"vendor {table}.json: {n} names, e.g. {k} -> {v}"
+        if n >= MIN_NAMES or cuda in REVIEWED_WORDS:
+            words[cuda] = {"musa": musa, "source": sources[cuda]}
+    for cuda, (musa, via, whole) in IMPLIED_WORDS.items():
+        words[cuda] = {"musa": musa, "source": f"{cuda} abbreviates {via} in communication "
+                       "libraries (num_nvl_bytes, NUM_MAX_NVL_PEERS), renamed as "
+                       f"{sources[via]}", "whole": whole}
+    for cuda, (musa, source, whole) in BRIEF_WORDS.items():
+        words.setdefault(cuda, {"musa": musa, "source": source, **({"whole": True} if whole else {})})
     return dict(sorted(words.items()))
 
 

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, replace
 
 from ..analyze.residuals import Knowledge
+from ..port.cuda_strings import CudaStrings
 from ..port.engine import Matcher
 from ..port.messages import MessageWords
 from ..rules import RuleSet, build_ruleset
@@ -29,6 +30,7 @@ class ActiveRules:
     knowledge: Knowledge  # for the residual scan
     project: ProjectPlan | None = None  # the tree's own names renamed this run
     messages: MessageWords | None = None  # vocabulary words alone in comments and strings
+    strings: CudaStrings | None = None  # string literals naming CUDA libraries and variables
 
 
 def rule_options(opts: PortOptions) -> dict:
@@ -71,8 +73,9 @@ def compile_rules(opts: PortOptions, ruleset: RuleSet | None = None,
         if not getattr(rule, "is_user", False)
     )
     messages = MessageWords(vocabulary) if vocabulary else None
+    strings = CudaStrings(vocabulary) if vocabulary is not None and not opts.reverse else None
     return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep), None,
-                       messages or None)
+                       messages or None, strings)
 
 
 def with_project(active: ActiveRules, project: ProjectPlan | None) -> ActiveRules:
@@ -80,6 +83,15 @@ def with_project(active: ActiveRules, project: ProjectPlan | None) -> ActiveRule
     if project is None:
         return active
     return replace(active, matcher=active.matcher.extended(project.rules()), project=project)
+
+
+def keeping(active: ActiveRules, names: frozenset[str]) -> ActiveRules:
+    """The rules with ``names`` kept as --keep keeps them (no residual findings): the
+    names a vendored Thrust/CUB/libcu++ defines, which MUSA keeps."""
+    if not names:
+        return active
+    k = active.knowledge
+    return replace(active, knowledge=replace(k, keep=frozenset(k.keep) | names))
 
 
 def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,

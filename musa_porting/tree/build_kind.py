@@ -7,7 +7,11 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
+from ..analyze.build_symbols import KIND as BUILD_MACRO
+from ..analyze.project_findings import project_findings
+
 if TYPE_CHECKING:
+    from ..rules.project import ProjectPlan
     from .kinds import FileContext, Ported
 
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
@@ -73,6 +77,14 @@ def _macro_renamer(ctx: FileContext):
     return rename
 
 
+def build_macro_renames(project: ProjectPlan | None) -> dict[str, str]:
+    """The renames of macros the build defines (a build file's own names)."""
+    if project is None:
+        return {}
+    return {r.old: r.new for r in project.renames.values()
+            if any(s.kind == BUILD_MACRO for s in r.sites)}
+
+
 def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     """Port one build file and find what is left."""
     from ..analyze.build_findings import build_diagnostics
@@ -83,10 +95,12 @@ def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     exts = {e if e.startswith(".") else "." + e for e in ctx.opts.extensions}
     bctx = BuildContext(rel=ctx.rel, arches=tuple(ctx.opts.arch), out_rel_of=ctx.out_rel_of,
                         rename_cu=".cu" in exts, macro=_macro_renamer(ctx),
-                        keep=frozenset(ctx.rules.knowledge.keep))
+                        keep=frozenset(ctx.rules.knowledge.keep),
+                        variables=build_macro_renames(ctx.rules.project))
     bp = port_build_bytes(data, kind, bctx)
     words = build_words(kind, bp.data.decode("latin-1"))
     found = build_diagnostics(data, bp.data, bp.changes, bp.notes, words, bctx.keep, bp.protected)
+    found += project_findings(ctx.rel, ctx.rules.project, bp.edits)
     by_rule: dict[str, int] = {}
     for e in bp.edits:
         key = _rule_label(e.old, e.new)

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
-from ..analyze.project_findings import project_findings
+from ..analyze.project_findings import arch_findings, project_findings
 from ..analyze.residuals import Knowledge
+from ..analyze.string_findings import python_library_findings, string_findings
 from ..analyze.suppress import unsuppressed
 from ..port.cxx import port_bytes
 from ..port.engine import Edit
@@ -75,6 +76,8 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         skip=ctx.skip,
         known_headers=rules.known_headers,
         messages=rules.messages,
+        strings=rules.strings,
+        arch_numbers=not ctx.reverse,
     )
     found: list[Diagnostic] = []
     dropped: dict[str, int] = {}
@@ -85,6 +88,9 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
                                  MAX_PER_FILE, dropped, Target(tuple(ctx.opts.arch)), rel)
     found += project_findings(rel, rules.project, ported.edits)
+    if rules.strings is not None:
+        found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)
+    found += arch_findings(ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
                   ported.by_rule(), dropped)
@@ -100,7 +106,10 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
     rules, launch = python_setup(ctx.rules, ctx.out_rel_of, ctx.opts)
     p = port_python_source(data, rules, bases=(posixpath.dirname(ctx.rel), ""),
                            launch=ctx.rel in launch)
-    return Ported(p.data, p.edits, p.warnings, p.diagnostics, p.by_family, p.by_rule)
+    found = p.diagnostics + project_findings(ctx.rel, ctx.rules.project, p.edits)  # setup.py's macros
+    if ctx.rules.strings is not None:
+        found += python_library_findings(p.data, ctx.rules.strings, p.edits)
+    return Ported(p.data, p.edits, p.warnings, found, p.by_family, p.by_rule)
 
 
 def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]

@@ -8,6 +8,8 @@ folder's new name; a new name that another input already has (a tree with both
 ``cuda/`` and ``musa/``) is not taken, and a warning says so. A source whose new name
 is a file beside it that keeps its name (``x.cuh`` beside a hand-written ``x.muh``) is
 not ported: that file is the user's MUSA version, and includes of ``x.cuh`` follow to it.
+A vendored Thrust, CUB or libcu++ (``tree/vendored.py``) keeps every name: MUSA keeps
+those libraries' file names (muAlg's ``util_arch.cuh``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from .kinds import KindSelector
 from .manifest import RESERVED_NAMES
+from .vendored import in_library
 from .walk import Entry
 
 
@@ -39,10 +42,12 @@ def _keeps_name(name: str, renames: Mapping[str, str],
 def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
                  vocabulary: Vocabulary | None, warnings: list[str],
                  superseded: dict[str, str] | None = None,
-                 file_name: Callable[[str], str] | None = None) -> dict[str, str]:
+                 file_name: Callable[[str], str] | None = None,
+                 libraries: frozenset[str] = frozenset()) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
     ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
-    renames for every file. Two inputs may not share an output, except that a renamed
+    renames for every file; in the ``libraries`` folders (vendored copies of libraries
+    MUSA keeps) nothing is renamed. Two inputs may not share an output, except that a renamed
     file whose new name a sibling keeps is left out (recorded in ``superseded``:
     rel -> the sibling's rel)."""
     siblings: dict[str, set[str]] = {}
@@ -57,7 +62,10 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
         parent, name = posixpath.split(e.rel)
         out_parent = out_rel_of.get(parent, parent) if parent else ""
         ported_kind = e.kind == "dir" or kinds.kind_of(e.rel) is not None
-        if e.kind != "dir" and file_name is not None:
+        vendored = bool(libraries) and in_library(e.rel, libraries)
+        if vendored:
+            name_out = name
+        elif e.kind != "dir" and file_name is not None:
             name_out = file_name(name)
         elif e.kind != "dir" and ported_kind:
             name_out = ported_name(name, renames)
@@ -70,7 +78,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             warnings.append(f"{e.rel}: not ported: {name_out} beside it is its MUSA version "
                             "(kept; includes of it name that file)")
             continue
-        if vocabulary is not None and ported_kind:
+        if vocabulary is not None and ported_kind and not vendored:
             wanted = _renamed_component(name_out, vocabulary)
             if wanted != name_out and (wanted in siblings[parent]
                                        or wanted in written.get(out_parent, ())):
@@ -88,3 +96,15 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     for rel, keeper in (superseded or {}).items():
         out_rel_of[rel] = out_rel_of[keeper]
     return out_rel_of
+
+
+def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:
+    """The inputs whose own name changed beyond the extension renames (``csrc/cuda`` ->
+    ``csrc/musa``, ``gemm_cuda.cu`` -> ``gemm_musa.mu``), with their output paths: what a
+    build file outside SRC that names them must follow."""
+    out = {}
+    for rel, o in out_rel_of.items():
+        old, new = posixpath.basename(rel), posixpath.basename(o)
+        if new != old and new != ported_name(old, renames):
+            out[rel] = o
+    return dict(sorted(out.items()))

@@ -50,7 +50,9 @@ class PortOptions:
     symbols_backend: str = "lexer"  # "lexer", or "clang" (pip install 'musa-port[clang]')
     defines: Sequence[str] = ()  # -D for the clang back end
     compile_commands: str | None = None  # compile_commands.json for the clang back end
-    rename_paths: bool = False  # vocabulary words in folder and source file names too
+    # Vocabulary words in folder and file names too (csrc/cuda/gemm_cuda.cu ->
+    # csrc/musa/gemm_musa.mu), as human porters do; SimplePorting keeps torch_musa's layout.
+    rename_paths: bool = True
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
     build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
     arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become

@@ -21,6 +21,7 @@ import os
 import time
 from dataclasses import replace
 
+from ..analyze.build_symbols import BUILD_KINDS
 from ..analyze.near_misses import near_miss_warnings
 from ..errors import PortError
 from ..port.filenames import RENAMES, REVERSE_RENAMES
@@ -28,13 +29,13 @@ from ..port.includes import IncludeResolver
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
 from . import timings
-from .active_rules import compile_rules, rule_options, with_project
+from .active_rules import compile_rules, keeping, rule_options, with_project
 from .fingerprint import options_fingerprint, rules_stamp
 from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
 from .lock import OutputLock
 from .manifest import RESERVED_NAMES, FileRecord, Manifest, load_manifest
-from .names import output_names
+from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
 from .output_state import OutputState
 from .parallel import plan_all
@@ -46,9 +47,12 @@ from .rename_map import with_outside
 from .result import PortResult
 from .stage import Stager
 from .stale import plan_stale
+from .vendored import in_library, library_roots
 from .walk import Entry, Ignorer, walk
 from .write import commit
 
+# The kinds the symbol index reads: sources, and build files for their macros.
+INDEXED = BUILD_KINDS | {"cxx"}
 # How a file left out for the MUSA version beside it shows among the ignored.
 SUPERSEDED = "(a MUSA version beside it)"
 
@@ -67,6 +71,8 @@ class Porter:
             REVERSE_RENAMES if options.reverse else RENAMES)
         self.kinds = KindSelector.from_options(options)
         self._vocabulary: Vocabulary | None = None
+        self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
+        self.library_names: frozenset[str] = frozenset()  # the names they define
 
     def _walk(self, result: PortResult) -> list[Entry]:
         ignorer = Ignorer(self.opts.ignore)
@@ -117,10 +123,12 @@ class Porter:
     def _port(self, result: PortResult, entries: list[Entry], old: Manifest) -> None:
         opts = self.opts
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
+        tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+        self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
-                                  superseded, opts.file_name)
-        tree_files = sorted(e.rel for e in entries if e.kind != "dir")
+                                  superseded, opts.file_name, self.libraries)
+        result.renamed_paths = renamed_paths(out_rel_of, self.renames)
         if superseded:
             result.ignored.update({rel: SUPERSEDED for rel in superseded})
             entries = [e for e in entries if e.rel not in superseded]
@@ -166,7 +174,7 @@ class Porter:
             if base is None:
                 tables = not to_port or not to_port <= TABLE_FREE
                 base = compile_rules(opts, None, self.vocabulary(), tables)
-            planner.rules = with_project(base, project)
+            planner.rules = keeping(with_project(base, project), self.library_names)
             # The 30,000 rules live until the run ends: out of the cyclic collector's
             # sight, its collections during the port no longer walk them (and forked
             # workers do not touch their pages for it).
@@ -232,8 +240,10 @@ class Porter:
         compiled (before the plan: the tables' matcher is built while the workers
         index), the plan, and the files still skipped: when the renames differ from the
         last run's, every file is ported again."""
-        sources = [e for e in files if e.kind == "file" and self.kinds.kind_of(e.rel) == "cxx"]
-        if not sources:
+        # C/C++ sources, and the build files whose macros are the project's too.
+        kind_of = self.kinds.kind_of
+        sources = [e for e in files if e.kind == "file" and kind_of(e.rel) in INDEXED]
+        if not any(kind_of(e.rel) == "cxx" for e in sources):
             return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
         old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
         known = [fast[e.rel].symbols for e in sources if e.rel in fast]
@@ -243,7 +253,8 @@ class Porter:
                                    if fast[e.rel].symbols.get("note")}
             result.symbol_uses = {u for x in known for u in x.get("uses", ())}
             return None, old_plan, fast
-        symbols = SymbolPass(self.opts, self.src, self.vocabulary())
+        symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
+                             lambda rel: in_library(rel, self.libraries))
         wait = symbols.index(sources, fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).
@@ -257,6 +268,7 @@ class Porter:
             plan = ProjectPlan()  # nothing to rename
         else:
             plan = symbols.plan(index, ruleset)
+        self.library_names = symbols.library_names
         for rel in symbols.reindexed:
             rec = planner.fast.get(rel)
             if rec is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from ..analyze.build_symbols import scan_build
 from ..analyze.symbols import FileSymbols, WordFinder, scan_lexer
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.text import port_text
@@ -42,7 +43,12 @@ def run_vocabulary(opts: PortOptions) -> Vocabulary:
 class SymbolPass:
     """Indexes a tree's sources with the chosen back end and plans the renames."""
 
-    def __init__(self, opts: PortOptions, src: str, vocabulary: Vocabulary):
+    def __init__(self, opts: PortOptions, src: str, vocabulary: Vocabulary,
+                 kind_of: Callable[[str], str | None] = lambda rel: "cxx",
+                 vendored: Callable[[str], bool] = lambda rel: False):
+        self.kind_of = kind_of  # a build file's macros are indexed by analyze/build_symbols
+        self.vendored = vendored  # a file of a vendored Thrust/CUB/libcu++ (tree/vendored.py)
+        self.library_names: frozenset[str] = frozenset()  # what those files define: kept
         self.opts = opts
         self.src = src
         self.vocabulary = vocabulary
@@ -72,12 +78,14 @@ class SymbolPass:
             from ..analyze.clang_symbols import SOURCE_EXTS
 
             tu_sources = [e.rel for e in sources if os.path.splitext(e.rel)[1] in SOURCE_EXTS]
+            cxx = [r for r in todo if self.kind_of(r) == "cxx"]
             # The units to parse: the changed sources, and every source when a header
             # changed (which sources reach it is what parsing tells).
-            units = tu_sources if any(os.path.splitext(r)[1] not in SOURCE_EXTS for r in todo) \
-                else [r for r in todo if os.path.splitext(r)[1] in SOURCE_EXTS]
+            units = tu_sources if any(os.path.splitext(r)[1] not in SOURCE_EXTS for r in cxx) \
+                else [r for r in cxx if os.path.splitext(r)[1] in SOURCE_EXTS]
             self.clang.parse_all(units, self.opts.jobs)  # type: ignore[union-attr]
-            scanned = [self._clang_one(rel, tu_sources) for rel in todo]
+            scanned = [self._clang_one(rel, tu_sources) if self.kind_of(rel) == "cxx"
+                       else self._lexer_one(rel) for rel in todo]
             wait: Callable[[], list] = lambda: scanned  # noqa: E731
         else:
             wait = map_forked(self._lexer_one, todo, self.opts.jobs)
@@ -97,7 +105,12 @@ class SymbolPass:
 
     def _lexer_one(self, rel: str) -> FileSymbols | None:
         data = self._read(rel)
-        return None if data is None else scan_lexer(data, self.words, self.target)
+        if data is None:
+            return None
+        kind = self.kind_of(rel)
+        if kind != "cxx":
+            return scan_build(data, kind or "", self.words, self.target)
+        return scan_lexer(data, self.words, self.target)
 
     def _clang_one(self, rel: str, tu_sources: list[str]) -> FileSymbols | None:
         data = self._read(rel)
@@ -108,17 +121,22 @@ class SymbolPass:
     def plan(self, index: dict[str, FileSymbols], ruleset: RuleSet) -> ProjectPlan:
         defs: dict[str, list[Site]] = {}
         taken: set[str] = set()
+        library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         exported: dict[str, Site] = {}
         for rel, fs in sorted(index.items()):
             taken.update(fs.taken)
+            if self.vendored(rel):
+                library.update(d.name for d in fs.defs)
+                continue
             for d in fs.defs:
                 defs.setdefault(d.name, []).append(Site(rel, d.line, d.column, d.kind))
             for name, line, column, how in fs.exported:
                 exported.setdefault(name, Site(rel, line, column, how))
+        self.library_names = frozenset(library)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
-                            rule_keys=set(rules), keep=self.opts.keep,
+                            rule_keys=set(rules), keep=[*self.opts.keep, *library],
                             refine=_inside_names(ruleset, self.opts.reverse),
                             exported=exported, rename_exported=self.opts.rename_exported,
                             outside_renames=self.opts.outside_renames,

@@ -31,7 +31,7 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     renames = identifier_renames(rules.ruleset)
     if rules.project is not None:
         renames = {**{r.old: r.new for r in rules.project.renames.values()}, **renames}
-    built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]))
+    built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch))
     launch = launch_files(opts.src, opts.launch)
     _last = (rules, out_rel_of, opts, built, launch)
     return built, launch

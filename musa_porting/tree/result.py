@@ -65,6 +65,8 @@ class PortResult:
     symbols_backend: str = "lexer"
     symbol_uses: set[str] = field(default_factory=set)  # names with a CUDA word used, not defined
     symbols_indexed: int = 0  # sources read for the symbol index (the rest: from the manifest)
+    # Inputs whose names the port changed beyond .cu -> .mu (folders and files), -> output
+    renamed_paths: dict[str, str] = field(default_factory=dict)
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)

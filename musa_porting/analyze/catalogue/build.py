@@ -30,9 +30,11 @@ CHECKS = (
           instead="Rename it where the MUSA side expects another name (a rule does it "
                   "everywhere), or `--keep` it."),
     Check("MP3104", "gpu-arch", "warning", False,
-          "An NVIDIA arch (`-arch=sm_XX`, `-gencode`, `CMAKE_CUDA_ARCHITECTURES`) became "
-          "`--offload-arch=mp_XX` for the arches of `--arch`: sm numbers do not map 1:1 to "
-          "MUSA arches.", "nvcc -arch=sm_80 k.cu", family=_FAMILY,
+          "An NVIDIA arch (`-arch=sm_XX`, `-gencode`, `CMAKE_CUDA_ARCHITECTURES`, "
+          "`TORCH_CUDA_ARCH_LIST`, in a build file or a setup.py) became the MUSA arches of "
+          "`--arch`, or a CUDA arch number compared with `__CUDA_ARCH__` became the MUSA value "
+          "the brief's table gives (`>= 800` is `>= 220`, `>= 900` is `>= 310`): sm numbers do "
+          "not map 1:1 to MUSA arches.", "nvcc -arch=sm_80 k.cu", family=_FAMILY,
           why="mp_21 is MTT S80/S3000, mp_22 S4000, mp_31 S5000; the sm number says nothing "
               "about which of them you build for.",
           instead="Pass the arches you target with `--arch` (mp_21, mp_22, mp_31)."),

@@ -63,6 +63,15 @@ CHECKS = (
           instead="Rename the callers outside SRC by hand, or drop `--rename-exported` to keep "
                   "the name.",
           fixed='m.def("quant_musa", ...)'),
+    Check("MP1009", "cuda-named-string", "warning", True,
+          "A string literal names a CUDA shared library or environment variable that has no "
+          "attested MUSA name (or keeps a CUDA library's version suffix): the program would "
+          "load or read the CUDA one at run time.", 'dlopen("libnvrtc.so", RTLD_LAZY);',
+          family="residuals",
+          why="A library or variable named in a string is looked up at run time: on a MUSA "
+              "machine it is missing, or it is the CUDA one.",
+          instead="Name the MUSA library or variable your SDK provides (`libmusart.so`, "
+                  "`MUSA_VISIBLE_DEVICES`), or drop the code path on MUSA."),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu).",

@@ -19,3 +19,4 @@ class RewriteContext:
     vocabulary: Vocabulary
     cpp_extension: bool  # the file imports from torch.utils.cpp_extension
     map_path: Callable[[str], str | None] | None = None
+    arches: tuple[str, ...] = ("mp_22",)  # --arch: what nvcc's arch flags become

@@ -31,11 +31,20 @@ class PortedTree:
     dirs: frozenset[str] = frozenset()
     # Extensions of files whose name changes (".cu" when foo.cu became foo.mu).
     renamed_exts: frozenset[str] = field(init=False)
+    # Folder and file names that change otherwise (cuda when csrc/cuda became csrc/musa).
+    renamed_names: frozenset[str] = field(init=False)
 
     def __post_init__(self):
-        exts = {posixpath.splitext(k)[1] for k, v in self.files.items()
-                if posixpath.basename(k) != posixpath.basename(v)}
-        object.__setattr__(self, "renamed_exts", frozenset(e for e in exts if e))
+        exts, names = set(), set()
+        for k, v in self.files.items():
+            (a, x), (b, y) = posixpath.splitext(posixpath.basename(k)), \
+                posixpath.splitext(posixpath.basename(v))
+            if x != y and x:
+                exts.add(x)
+            if a != b:
+                names.add(posixpath.basename(k))
+        object.__setattr__(self, "renamed_exts", frozenset(exts))
+        object.__setattr__(self, "renamed_names", frozenset(names))
 
 
 class PathMap:
@@ -54,12 +63,16 @@ class PathMap:
             if t.src != t.out and t.src:
                 name = re.escape(posixpath.basename(t.src))
                 parts.append(rf"[/'\"]{name}(?=[/'\"])")
+        names = sorted({n for t in self.trees for n in t.renamed_names})
+        if names:
+            parts.append(r"[/'\"](?:" + "|".join(map(re.escape, names)) + r")(?=[/'\"])")
         return "|".join(parts)
 
     def anchors(self) -> list[str]:
         """Literal text that every string ``trigger`` matches contains."""
         out = sorted(self._exts)
         out += [posixpath.basename(t.src) for t in self.trees if t.src != t.out and t.src]
+        out += sorted({n for t in self.trees for n in t.renamed_names})
         return out
 
     def _new_ext(self, ext: str) -> str | None:
@@ -154,18 +167,24 @@ def _rebuild(text: str, old: list[str], new: list[str]) -> str | None:
 
 def _map_glob(t: PortedTree, pattern: str, exts: Mapping[str, str | None]) -> str | None:
     """A glob over the tree: its extension follows when the files it matches were
-    renamed (``**/*.cu`` -> ``**/*.mu``); folders keep their names."""
+    renamed (``**/*.cu`` -> ``**/*.mu``), and so does the folder it starts from
+    (``csrc/cuda/*.cu`` -> ``csrc/musa/*.mu`` when the port renamed the folder)."""
     rx = _glob_regex(pattern)
     matched = [k for k in t.files if rx.fullmatch(k)]
     if not matched:
         return None  # not the port's files (an ignored folder, another extension)
     head, last = posixpath.split(pattern)
+    comps = head.split("/") if head else []
+    plain = next((i for i, c in enumerate(comps) if _GLOB.search(c)), len(comps))
+    folder = "/".join(comps[:plain])
+    if folder and t.files.get(folder, folder) != folder:
+        head = "/".join([t.files[folder], *comps[plain:]])
     root, ext = posixpath.splitext(last)
     new_ext = exts.get(ext)
     if ext and new_ext and not _GLOB.search(ext) and all(
             posixpath.splitext(t.files[k])[1] == new_ext for k in matched):
         return posixpath.join(head, root + new_ext)
-    return pattern
+    return posixpath.join(head, last)
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
@@ -198,6 +217,20 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         if not last:
             out.append("/")
     return re.compile("".join(out))
+
+
+def with_folders(files: Mapping[str, str]) -> dict[str, str]:
+    """``files`` (source path -> output path) with each folder's output path too, read
+    off the files in it (``csrc/cuda/a.cu -> csrc/musa/a.mu`` gives ``csrc/cuda ->
+    csrc/musa``): a manifest records files only."""
+    out = dict(files)
+    for src, dst in files.items():
+        a, b = src.split("/")[:-1], dst.split("/")[:-1]
+        if len(a) != len(b):
+            continue
+        for i in range(1, len(a) + 1):
+            out.setdefault("/".join(a[:i]), "/".join(b[:i]))
+    return out
 
 
 def tree_of_port(out_rel_of: Mapping[str, str], dirs: Sequence[str] = ()) -> PortedTree:

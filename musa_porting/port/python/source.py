@@ -40,11 +40,13 @@ _CODE = [
 _STRINGS = [
     rb"""['"]cuda(?::[^'"\n]*)?['"]""", rb"""['"](?:nccl|nvcc)['"]""",
     rb"CUDA_VISIBLE_DEVICES", rb"(?<![\w-])(?:nvidia-smi|nvcc)(?![\w-])",
+    rb"""lib(?:cu|nccl)\w*\.(?:so|a)[.\d]*['"]""",  # a CUDA library's file name
+    rb"""['"]-(?:-?gencode|arch|-gpu-architecture|-generate-code)\b""",  # nvcc's arch flags
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
 _ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"nvcc",
-            b"nvidia-smi"]
+            b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code"]
 _EMPTY_MATCHER = Matcher({})
 
 
@@ -59,6 +61,7 @@ class PythonRules:
     anchors: re.Pattern[bytes]
     candidates: re.Pattern[bytes]
     fallback: Matcher
+    arches: tuple[str, ...] = ("mp_22",)  # --arch
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -76,7 +79,7 @@ class PythonRules:
 
 
 def python_rules(renames: Mapping[str, str] | None = None,
-                 paths: PathMap | None = None) -> PythonRules:
+                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",)) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
     where the project-symbol renames of the C++ side reach Python."""
@@ -92,7 +95,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     if renames:
         keys = "|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True)).encode()
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
-        strings.append(rb"""['"](?:""" + keys + rb""")['"]""")
+        strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
         anchors += [k.encode() for k in renames]
     if paths is not None and paths.trigger():
         strings.append(paths.trigger().encode())
@@ -102,7 +105,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames))
+                       fallback_matcher(renames), tuple(arches))
 
 
 @lru_cache(maxsize=1)
@@ -156,7 +159,8 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     paths = rules.paths
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
                          cpp_extension=b"cpp_extension" in data,
-                         map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None)
+                         map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
+                         arches=rules.arches)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []

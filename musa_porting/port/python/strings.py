@@ -14,10 +14,12 @@ from collections.abc import Callable, Mapping
 
 from ...rules.model import Rule
 from ...rules.vocabulary import Vocabulary
+from ..cuda_strings import library_file
 from . import names as n
 
 _DEVICE = re.compile(r"cuda(:(?:\d*|%[dis]|\{[^{}]*\}))?")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_MACRO_FLAG = re.compile(r"-D([A-Za-z_][A-Za-z0-9_]*)(?:=.*)?", re.S)
 _VISIBLE = re.compile(r"(?<![A-Za-z0-9_])CUDA_VISIBLE_DEVICES(?![A-Za-z0-9_])")
 
 
@@ -30,6 +32,10 @@ def rewrite_body(body: str, renames: Mapping[str, str],
     new = renames.get(body)
     if new is not None:
         return new, n.rename_rule(body, new)
+    m = _MACRO_FLAG.fullmatch(body)
+    if m is not None and m.group(1) in renames:  # "-DWITH_CUDA", "-DWITH_CUDA=1"
+        old, new = m.group(1), renames[m.group(1)]
+        return "-D" + new + body[m.end(1):], n.rename_rule(old, new)
     if map_path is not None:
         path = map_path(body)
         if path is not None:
@@ -42,7 +48,10 @@ def rewrite_body(body: str, renames: Mapping[str, str],
     if body == "nvcc" and not runs_a_program:
         return "mcc", n.NVCC
     new = visible_devices(body)
-    return (new, n.VISIBLE_DEVICES) if new is not None else None
+    if new is not None:
+        return new, n.VISIBLE_DEVICES
+    new = library_file(body)  # ctypes.CDLL("libcudart.so")
+    return (new, n.LIBRARY) if new is not None else None
 
 
 def visible_devices(text: str) -> str | None:

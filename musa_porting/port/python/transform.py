@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from ...analyze import python_findings as pf
 from ...rules.model import Rule
 from . import names as n
+from .arch_rewrites import ArchRewrites
 from .context import RewriteContext
 from .imports import _GAP, _WORD, ImportRewrites, Misplaced
 from .literals import Piece, fstring_parts
@@ -43,7 +44,7 @@ def dotted(node: ast.AST) -> str | None:
 __all__ = ["Misplaced", "StatementRewriter", "dotted"]
 
 
-class StatementRewriter(ImportRewrites):
+class StatementRewriter(ImportRewrites, ArchRewrites):
     """Rewrites one statement (see the module docstring): ``edits`` holds (start, end,
     new text, rule) in offsets of ``src``, ``findings`` what it found."""
 
@@ -55,6 +56,7 @@ class StatementRewriter(ImportRewrites):
         self.edits: list[tuple[int, int, str, Rule]] = []
         self.findings: list[pf.PyFinding] = []
         self._tool_calls = 0  # inside subprocess.run(...) and the like
+        self._arch_list = b"TORCH_CUDA_ARCH_LIST" in src  # its arch-list strings follow --arch
 
     # -- positions and edits -------------------------------------------------------------
 
@@ -264,8 +266,10 @@ class StatementRewriter(ImportRewrites):
             if p.is_fstring:
                 self._fstring(p)
                 continue
-            hit = rewrite_body(self._text(p.body_start, p.body_end), self.ctx.renames,
-                               self.ctx.map_path, self._tool_calls > 0)
+            body = self._text(p.body_start, p.body_end)
+            hit = rewrite_body(body, self.ctx.renames, self.ctx.map_path, self._tool_calls > 0)
+            if hit is None:
+                hit = self._arch_string(body)
             if hit is not None:
                 self._piece(p, hit[0], hit[1])
 

@@ -1,0 +1,35 @@
+"""What ``musa-port rules NAME`` says about a name with no rule of its own: the rules that
+port it inside a longer key's match (``CUTLASS_HOST_DEVICE`` by ``CUTLASS_``), and the
+rules that port it in context (``cutlass`` in ``cutlass::``, ``<cutlass/``, ``namespace
+cutlass``): prefix families such as mutlass have keys like these, not bare words."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ..port.engine import WORD_KEY, Matcher, rewrite
+from .model import Rule
+
+
+def _others(rules: Mapping[str, Rule]) -> dict[str, Rule]:
+    return {k: r for k, r in rules.items() if r.value is not None and r.value != k
+            and not WORD_KEY.fullmatch(k.encode("utf-8", "surrogateescape"))}
+
+
+def ported_by(name: str, rules: Mapping[str, Rule]) -> tuple[str, list[Rule]] | None:
+    """``name`` as the rules port it, and the rules that did, when some key that is not a
+    whole identifier matches inside it; None otherwise."""
+    others = _others(rules)
+    if not others:
+        return None
+    result = rewrite(name.encode("utf-8", "surrogateescape"), Matcher(others, include_targets=False))
+    if not result.edits:
+        return None
+    return result.data.decode("utf-8", "surrogateescape"), [e.rule for e in result.edits]
+
+
+def in_context(name: str, rules: Mapping[str, Rule]) -> list[Rule]:
+    """The rules whose key holds ``name`` as a whole word (``cutlass::`` for cutlass)."""
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    return sorted((r for k, r in _others(rules).items() if word.search(k)), key=lambda r: r.key)
