@@ -35,6 +35,7 @@ from .lock import OutputLock
 from .manifest import RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from .names import output_names
 from .options import SKIP_KINDS, PortOptions
+from .outdir import OutDir
 from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
@@ -94,24 +95,28 @@ class Porter:
         try:
             if opts.dry_run:
                 old = load_manifest(self.out)
-                old.adopt(pending_intent(self.out), self.out)
-                self._port(result, entries, old)
+                old.adopt(pending_intent(self.out, old.warnings), self.out)
+                result.warnings.extend(old.warnings)
+                self._port(result, entries, old, None)
             else:
-                with OutputLock(self.out, opts.wait):
+                with OutputLock(self.out, opts.wait), OutDir(self.out) as outdir:
                     old = load_manifest(self.out)
                     try:
-                        intent = recover(self.out, old.dirs)
+                        intent = recover(outdir, old.dirs)
                     except OSError as exc:
                         raise PortError(f"cannot clean up after an interrupted run: "
                                         f"{exc.strerror or exc}", exc.filename or self.out) from None
                     old.adopt(intent, self.out)
-                    self._port(result, entries, old)
+                    result.warnings.extend(old.warnings)
+                    self._port(result, entries, old, outdir)
         finally:
             gc.unfreeze()  # a library caller's later collections see everything again
         result.elapsed = time.perf_counter() - t0
         return result
 
-    def _port(self, result: PortResult, entries: list[Entry], old: Manifest) -> None:
+    def _port(self, result: PortResult, entries: list[Entry], old: Manifest,
+              outdir: OutDir | None) -> None:
+        """Plan, stage and commit the port (``outdir`` None: a dry run)."""
         opts = self.opts
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
@@ -173,7 +178,7 @@ class Porter:
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
         # (the renames happen after planning).
-        stager = None if opts.dry_run else Stager(self.src, self.out, state)
+        stager = None if outdir is None else Stager(self.src, outdir, state)
         planned: list[Planned] = []
         shared: dict = {}  # see FileRecord.compact
         try:
@@ -210,7 +215,7 @@ class Porter:
             if stager is not None:
                 stager.unstage()
             raise
-        commit(self.out, planned, dirs, stale, stager, result)
+        commit(planned, dirs, stale, stager, result)
         timings.mark("outputs and manifest written")
 
     def vocabulary(self) -> Vocabulary:
