@@ -164,6 +164,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         raise click.UsageError("--write and --dry-run contradict each other")
     check_outputs(diff=diff, report_json=report_json, report_csv=report_csv, sarif=sarif)
     cfg = project_config(src, config_file, not no_config)
+    for w in cfg.warnings:
+        click.echo(w, err=True)
     level = None if check is None else (check or cfg.check_level or "error")
     suppressed = parse_ids([*cfg.get("suppress"), *suppress])
     exts = tuple(split_csv([extensions])) if extensions else DEFAULT_SOURCE_EXTENSIONS
