@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
 LOCK_NAME = ".musa-port-lock"  # held while a run writes (tree/lock.py)
-RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME)
+# Where `musa-port build` and `verify` keep their build files in the output: a tree that
+# ships one (a link, say) is not ported into it.
+BUILD_DIR_NAME = ".musa-port-build"
+RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, BUILD_DIR_NAME)
 TMP_SUFFIX = ".musa-port-tmp"
 # A temp file or folder of a run: a hash of the output's path, in a folder of the output
 # (tree/files.temp_name); the journal says which folders may hold them.

@@ -32,7 +32,7 @@ from .fingerprint import options_fingerprint, rules_stamp
 from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
 from .lock import OutputLock
-from .manifest import RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from .manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from .names import output_names
 from .options import SKIP_KINDS, PortOptions
 from .outdir import OutDir
@@ -82,6 +82,8 @@ class Porter:
             if e.rel in RESERVED_NAMES:
                 result.warnings.append(f"{os.path.join(self.src, e.rel)}: skipped (reserved name)")
                 continue
+            if e.rel.startswith(BUILD_DIR_NAME + "/"):
+                continue  # inside the build folder skipped above
             kept.append(e)
         return kept
 
@@ -241,6 +243,12 @@ class Porter:
                                    if fast[e.rel].symbols.get("note")}
             return None, old_plan, fast
         symbols = SymbolPass(self.opts, self.src, self.vocabulary())
+        dropped = symbols.clang.dropped if symbols.clang is not None else []
+        if dropped:
+            shown = ", ".join(dropped[:8]) + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
+            result.warnings.append(f"{self.opts.compile_commands}: note: flags not given to "
+                                   f"libclang (it takes -I, -D, -U, -std, -isystem, -include, -x, "
+                                   f"-W, -f): {shown}")
         wait = symbols.index(sources, fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).
