@@ -155,39 +155,41 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
 
     The manifest sits in the output, where anyone who ships a ``SRC_musa/`` folder can
     edit it: it is read only if it is a regular file (not a link, a FIFO or a device),
-    and a record whose path (or source) is not inside the output (``..``, absolute) is
-    ignored, with a warning naming it, so that no later step removes or reads it."""
+    and a record whose path (or source) is not inside the output (``..``, absolute), or
+    whose values are not what a run writes (``manifest_check``), is ignored with a
+    warning naming it, so that no later step removes, reads or trips over it."""
     from ..safe_open import read_regular
+    from .manifest_check import head_ok, record_ok
     from .outdir import inside_rel
 
     path = os.path.join(out_dir, name)
     try:
         data = json.loads(read_regular(path))
-        if data.get("version") != VERSION:
+        if type(data) is not dict or data.get("version") != VERSION:
             return Manifest(problem=f"its manifest {path} is from another version of musa-port")
+        if not head_ok(data):
+            return Manifest(problem=f"its manifest {path} is not one musa-port wrote")
         fields = set(FileRecord.__dataclass_fields__)
         bad: list[str] = []
         files = {}
         for k, v in data.pop("files", {}).items():
-            rec = FileRecord(**{f: x for f, x in v.items() if f in fields})
-            if inside_rel(k) and k not in RESERVED_NAMES and inside_rel(rec.src) \
-                    and isinstance(rec.out_size, int) and isinstance(rec.out_mtime_ns, int):
-                files[k] = rec
+            if inside_rel(k) and k not in RESERVED_NAMES and record_ok(v) and inside_rel(v["src"]):
+                files[k] = FileRecord(**{f: x for f, x in v.items() if f in fields})
             else:
                 bad.append(k)
-        dirs = list(data.get("dirs", []))
-        bad += [d for d in dirs if not inside_rel(d)]
+        dirs = data.get("dirs", [])
+        bad += [d if isinstance(d, str) else repr(d) for d in dirs if not inside_rel(d)]
         shared: dict = {}
         for rec in files.values():
             rec.compact(shared)
         found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
-                         [d for d in dirs if inside_rel(d)], int(data.get("rules", 0)),
-                         dict(data.get("options", {})), dict(data.get("project", {})))
+                         [d for d in dirs if inside_rel(d)], data.get("rules", 0),
+                         data.get("options", {}), data.get("project", {}))
         if bad:
             shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more"
                                                            if len(bad) > 5 else "")
             found.warnings.append(f"{path}: warning: ignored entries that are not paths inside "
-                                  f"the output: {shown}")
+                                  f"the output, or not as musa-port writes them: {shown}")
         return found
     except FileNotFoundError:
         return Manifest()
