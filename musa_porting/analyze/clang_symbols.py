@@ -260,7 +260,9 @@ def _load_commands(path: str) -> tuple[dict[str, list[str]], list[str]]:
         if not isinstance(e, dict):
             continue
         directory = Path(str(e.get("directory", ".")))
-        file = (directory / str(e.get("file", ""))).resolve()
+        file = _resolved(directory, str(e.get("file", "")))
+        if file is None:
+            continue  # a NUL byte in it: no such file
         args = e.get("arguments") or _split(e.get("command", ""))
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             continue
@@ -284,14 +286,23 @@ def _load_commands(path: str) -> tuple[dict[str, list[str]], list[str]]:
                 continue
             # A relative folder or file is relative to the entry's "directory".
             if value is not None and a in _PATH_VALUE and not os.path.isabs(value):
-                value = str((directory / value).resolve())
+                value = str(_resolved(directory, value))
             for opt in ("-I", "-isystem"):
                 if value is None and a.startswith(opt) and len(a) > len(opt) \
                         and not os.path.isabs(a[len(opt):]):
-                    a = opt + str((directory / a[len(opt):]).resolve())
+                    a = opt + str(_resolved(directory, a[len(opt):]))
+            if "\0" in a or (value is not None and "\0" in value):
+                continue  # no such path, and libclang would refuse the argument
             kept += [a] if value is None else [a, value]
         out[str(file)] = kept
     return out, dropped
+
+
+def _resolved(directory: Path, path: str) -> Path | None:
+    try:
+        return (directory / path).resolve()
+    except (ValueError, OSError):  # a NUL byte, a link loop
+        return None
 
 
 def _split(command: object) -> list[str]:

@@ -152,7 +152,7 @@ def write_if_changed(path: Path, text: str) -> None:
     build.ninja and re-compiles whatever depends on a changed shim header. Written
     atomically, through one temp name per file, so a killed run leaves none behind
     that the next one would not reuse."""
-    data = text.encode()
+    data = text.encode("utf-8", "surrogateescape")  # a file name's bytes, as they are
     try:
         if read_regular(str(path)) == data:
             return

@@ -89,6 +89,15 @@ def test_build_compiles_names_with_dollar_parens_and_spaces(tmp_path):
     assert not list(tmp_path.rglob("PWNED"))
 
 
+def test_build_compiles_a_name_that_is_not_utf8(tmp_path):
+    """Found by the file-name fuzz target: build.ninja could not be written (exit 3)."""
+    src = make_tree(tmp_path / "src", {os.fsdecode(b"caf\xe9.cu"): "__global__ void k() {}\n"})
+    assert cli(src, "-q").returncode == 0
+    proc = cli(*_build(tmp_path / "src_musa", "-q"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 ok" in proc.stdout
+
+
 def test_build_says_which_name_ninja_cannot_hold(tmp_path):
     src = make_tree(tmp_path / "src", {"new\nline.cu": "__global__ void k() {}\n",
                                        "ok.cu": "__global__ void j() {}\n"})
