@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 from ..errors import PortError
 
@@ -51,6 +50,8 @@ def write_bytes(path: str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
+    import tempfile  # not at start-up: it imports random, shutil, bz2, lzma
+
     folder, name = os.path.split(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)

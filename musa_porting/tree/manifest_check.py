@@ -18,14 +18,13 @@ _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "ed
 _STRS = ("src", "kind", "lang", "src_sha256")
 _COUNTS = ("by_family", "by_rule", "findings_dropped")
 _KINDS = ("ported", "copied", "symlink")
-_DIAG = (str, str, int, int, int, int, str)  # analyze.checks.Diagnostic.to_list
-_DEF = (str, str, int, int)  # analyze.symbols.Definition.to_list
-_SITE = (str, int, int, str)  # rules.project.Site
+_DIAG = [str, str, int, int, int, int, str]  # analyze.checks.Diagnostic.to_list
+_DEF = [str, str, int, int]  # analyze.symbols.Definition.to_list
+_SITE = [str, int, int, str]  # rules.project.Site
 
 
-def _row(value: Any, types: tuple) -> bool:
-    return type(value) is list and len(value) == len(types) and \
-        all(type(x) is t for x, t in zip(value, types))
+def _row(value: Any, types: list) -> bool:
+    return type(value) is list and list(map(type, value)) == types  # one C loop
 
 
 def _strs(value: Any) -> bool:
@@ -55,7 +54,8 @@ def record_ok(rec: Any) -> bool:
 def _diagnostics_ok(rows: list) -> bool:
     from ..analyze.checks import CHECKS
 
-    return all(_row(r, _DIAG) and r[0] in CHECKS for r in rows)
+    return all(type(r) is list and list(map(type, r)) == _DIAG for r in rows) and \
+        {r[0] for r in rows} <= CHECKS.keys()
 
 
 def _symbols_ok(sym: Any) -> bool:

@@ -22,7 +22,6 @@ import posixpath
 import shutil
 import stat
 import sys
-from collections import OrderedDict
 
 from ..safe_open import NOFOLLOW, read_regular
 
@@ -45,7 +44,7 @@ class OutDir:
     def __init__(self, out: str):
         self.out = out
         self._root: int | None = None
-        self._fds: OrderedDict[str, int] = OrderedDict()  # folder rel -> fd
+        self._fds: dict[str, int] = {}  # folder rel -> fd, oldest first
         self._retired: list[int] = []  # evicted while an operation may use them
 
     def path(self, rel: str) -> str:
@@ -75,7 +74,6 @@ class OutDir:
             return self._root
         fd = self._fds.get(rel)
         if fd is not None:
-            self._fds.move_to_end(rel)
             return fd
         if not inside_rel(rel):
             raise OSError(errno.EINVAL, "not a path inside the output", self.path(rel))
@@ -98,8 +96,8 @@ class OutDir:
 
     def _remember(self, rel: str, fd: int) -> None:
         self._fds[rel] = fd
-        while len(self._fds) > CACHED:
-            self._retired.append(self._fds.popitem(last=False)[1])
+        while len(self._fds) > CACHED:  # files come folder by folder: the oldest goes
+            self._retired.append(self._fds.pop(next(iter(self._fds))))
 
     def _sweep(self) -> None:
         """Close the fds retired since the last operation (none is in use between two)."""
@@ -174,8 +172,9 @@ class OutDir:
         """A regular file's bytes, never through a link, never a FIFO's or a device's."""
         return self._do(rel, read_regular)
 
-    def replace(self, src_rel: str, dst_rel: str) -> None:
-        """Rename ``src_rel`` over ``dst_rel`` (a link there is replaced, not followed)."""
+    def replace(self, src_rel: str, dst_rel: str, folder: bool = False) -> None:
+        """Rename ``src_rel`` over ``dst_rel`` (a link there is replaced, not followed);
+        ``folder``: a folder moves, so fds cached under either path go."""
         self._sweep()
         sfd, sname = self.at(src_rel)
         dfd, dname = self.at(dst_rel)
@@ -183,8 +182,9 @@ class OutDir:
             os.replace(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
         except OSError as exc:
             raise OSError(exc.errno, exc.strerror, self.path(dst_rel)) from None
-        self.forget(src_rel)
-        self.forget(dst_rel)
+        if folder:
+            self.forget(src_rel)
+            self.forget(dst_rel)
 
     def chmod(self, rel: str, mode: int) -> None:
         """Set a file's or folder's mode; a link is left alone (its mode means nothing)."""

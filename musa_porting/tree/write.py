@@ -56,7 +56,7 @@ def _commit(out: OutDir, planned: list[Planned], dirs: list[Entry], stale: Stale
             pass  # not empty: holds files we did not write (or a link now)
     for rel in stager.pending:
         fault("commit", out.path(rel))
-        out.replace(stager.temp_rel(rel), rel)
+        out.replace(stager.temp_rel(rel), rel, folder=True)
     for p in planned:
         if p.staged:
             fault("commit", out.path(p.out_rel))
