@@ -1,10 +1,14 @@
 """A project's musa-port settings: ``[tool.musa-port]`` in ``pyproject.toml``, or a
 ``.musa-port.toml`` (the same keys at its top level).
 
-The nearest one wins, searched from SRC's folder up to the filesystem root, as ruff
-and black do; in one folder ``.musa-port.toml`` comes before ``pyproject.toml``, and a
-``pyproject.toml`` without the table is passed over. Paths in it are relative to its
-folder. The keys are the command-line options they stand for::
+The nearest one wins, searched from SRC's folder upwards, as ruff does: in one folder
+``.musa-port.toml`` comes before ``pyproject.toml``, and the search stops at the first
+``pyproject.toml`` (the project's root, with or without the table) and at the root of
+the repository (a folder holding ``.git``), so a settings file in a shared folder
+above a project is never obeyed. A settings file found this way that another user may
+change (owned by someone else than the user running musa-port or root, or writable by
+others) is ignored with a warning: it could inject rules into the ported code. Paths
+in it are relative to its folder. The keys are the command-line options they stand for::
 
     [tool.musa-port]
     ignore = ["common/mlu", "parrots"]      # --ignore
@@ -26,10 +30,12 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 
 from .errors import PortError
+from .safe_open import read_regular
 
 FILE_NAMES = (".musa-port.toml", "pyproject.toml")
 TABLE = "tool.musa-port"
@@ -47,6 +53,7 @@ class Config:
     values: dict[str, list[str]] = field(default_factory=dict)
     check_level: str | None = None
     flags: dict[str, bool] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # settings files passed over, and why
 
     def flag(self, key: str, default: bool) -> bool:
         return self.flags.get(key, default)
@@ -88,32 +95,55 @@ def _table_of(path: str, data: bytes) -> dict | None:
     doc = _parse(path, data)
     if os.path.basename(path) != "pyproject.toml":
         return doc
-    table = doc.get("tool", {}).get("musa-port")
+    tool = doc.get("tool", {})
+    table = tool.get("musa-port") if isinstance(tool, dict) else None  # `tool = "x"`: none
     if table is not None and not isinstance(table, dict):
         raise PortError("[tool] musa-port must be a table", path)
     return table
 
 
-def find_config(start: str) -> str | None:
-    """The nearest config file at or above ``start`` (a folder, or a file's folder)."""
+def find_config(start: str, warnings: list[str] | None = None) -> str | None:
+    """The nearest settings file at or above ``start`` (a folder, or a file's folder),
+    up to the project's root (see the module docstring); ``warnings`` gets the files
+    passed over because another user may change them."""
     folder = os.path.abspath(start)
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
+    notes = warnings if warnings is not None else []
     while True:
         for name in FILE_NAMES:
             path = os.path.join(folder, name)
-            if os.path.isfile(path) and (name != "pyproject.toml" or _mentions_table(path)):
+            if not os.path.isfile(path):
+                continue
+            if name == "pyproject.toml":  # the project's root: the search ends here
+                return path if _trusted(path, notes) and _mentions_table(path) else None
+            if _trusted(path, notes):
                 return path
         parent = os.path.dirname(folder)
-        if parent == folder:
+        if parent == folder or os.path.lexists(os.path.join(folder, ".git")):
             return None
         folder = parent
 
 
+def _trusted(path: str, warnings: list[str]) -> bool:
+    """Whether only the user running musa-port (or root) can change the file."""
+    if not hasattr(os, "geteuid"):
+        return True  # Windows: no owners to compare
+    st = os.stat(path)
+    if st.st_uid not in (os.geteuid(), 0):
+        why = f"owned by another user (uid {st.st_uid})"
+    elif st.st_mode & stat.S_IWOTH:
+        why = "writable by every user"
+    else:
+        return True
+    warnings.append(f"{path}: warning: settings ignored: {why}; anyone who can change it "
+                    "could change what the port writes (use --config FILE to read it anyway)")
+    return False
+
+
 def _mentions_table(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path, follow=True)
     except OSError:
         return False
     return b"musa-port" in data and _table_of(path, data) is not None
@@ -127,8 +157,7 @@ def _line_of(text: str, key: str) -> int | None:
 def load_config(path: str) -> Config:
     """Read and check one config file (errors name the file and, where known, the line)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path, follow=True)
     except OSError as exc:
         raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
     table = _table_of(path, data) or {}
@@ -162,10 +191,13 @@ def project_config(start: str, explicit: str | None = None, enabled: bool = True
     """The config for a port of ``start``: ``explicit`` (``--config FILE``), else the
     nearest one, else none (also with ``enabled=False``, ``--no-config``)."""
     if explicit is not None:
-        if not os.path.isfile(explicit):
+        if not os.path.exists(explicit):
             raise PortError("config file not found", explicit)
         return load_config(explicit)
     if not enabled:
         return Config()
-    path = find_config(start)
-    return load_config(path) if path else Config()
+    warnings: list[str] = []
+    path = find_config(start, warnings)
+    cfg = load_config(path) if path else Config()
+    cfg.warnings = warnings
+    return cfg

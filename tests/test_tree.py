@@ -253,11 +253,11 @@ def test_interrupted_run_leaves_old_or_new_and_next_run_completes(tree, monkeypa
     real_replace = os.replace
     calls = {"n": 0}
 
-    def flaky_replace(a, b):
+    def flaky_replace(a, b, **kw):
         calls["n"] += 1
         if calls["n"] == 2:
             raise KeyboardInterrupt
-        return real_replace(a, b)
+        return real_replace(a, b, **kw)
 
     monkeypatch.setattr(os, "replace", flaky_replace)
     with pytest.raises(KeyboardInterrupt):
@@ -285,6 +285,14 @@ def make_unreadable(monkeypatch, suffix: str) -> None:
         return real_open(path, *a, **kw)
 
     monkeypatch.setattr(builtins, "open", guarded_open)
+    real_os_open = os.open
+
+    def guarded_os_open(path, *a, **kw):
+        if isinstance(path, str) and path.endswith(suffix) and not a[0] & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", path)
+        return real_os_open(path, *a, **kw)
+
+    monkeypatch.setattr(os, "open", guarded_os_open)
 
 
 def test_unreadable_file_is_an_error_and_nothing_is_written(tree, monkeypatch):

@@ -18,6 +18,7 @@ libclang (``pip install 'musa-port[clang]'``) needs clang's resource headers
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import PortError
+from ..safe_open import read_regular
 from .symbols import Definition, FileSymbols, WordFinder, scan_lexer
 
 SOURCE_EXTS = (".cu", ".mu", ".cpp", ".cc", ".cxx", ".c")
@@ -86,7 +88,8 @@ class ClangIndexer:
                 p = self.src / d
             self.flags.append(f"-I{p.resolve()}")
         self.flags += [f"-D{d}" for d in defines]
-        self.commands = _load_commands(compile_commands) if compile_commands else {}
+        self.commands, self.dropped = _load_commands(compile_commands) if compile_commands \
+            else ({}, [])
         self._defs: dict[str, list[Definition]] = {}  # tree file -> definitions seen so far
         self._parsed: set[str] = set()
         self._failed: dict[str, str] = {}  # tree file -> first error in it
@@ -222,31 +225,89 @@ def _spelling_site(path: str, line: int, column: int, name: str) -> tuple[int, i
     return (line, i + 1) if i >= 0 else (line, column)
 
 
-def _load_commands(path: str) -> dict[str, list[str]]:
-    """compile_commands.json: each file's flags (compiler, output and input dropped)."""
+# compile_commands.json comes with the tree: its flags reach libclang only through
+# this allow-list (-MD -MF ~/.bashrc made libclang write a depfile there). Flags that
+# take a value as the next argument, and -f/-W flags that name files or load code.
+_WITH_VALUE = ("-I", "-D", "-U", "-isystem", "-include", "-x")
+_PATH_VALUE = ("-I", "-isystem", "-include")
+_F_OR_W = re.compile(r"-[fW][A-Za-z0-9][\w+-]*(?:=[\w.+,:-]*)?")
+_F_DENIED = re.compile(r"plugin|profile|module|time-trace|save|record|crash|dump|file|path|"
+                       r"dir|map|list|output|xray|proc-stat|instrument|embed")
+
+
+def _allowed(flag: str, value: str | None) -> bool:
+    if flag in _WITH_VALUE:
+        return value is not None
+    if flag.startswith("-std="):
+        return True
+    if flag.startswith(("-I", "-D", "-U", "-isystem", "-x")):
+        return True  # joined: -Ifoo, -DX=1
+    return bool(_F_OR_W.fullmatch(flag)) and not _F_DENIED.search(flag)
+
+
+def _load_commands(path: str) -> tuple[dict[str, list[str]], list[str]]:
+    """compile_commands.json: each file's flags that libclang may see (see _allowed),
+    and the flags dropped (the compiler, -c, -o and the input go without a word)."""
     import json
 
     try:
-        entries = json.loads(Path(path).read_text(encoding="utf-8"))
+        entries = json.loads(read_regular(path, follow=True).decode("utf-8"))
     except (OSError, ValueError) as exc:
-        raise PortError(f"cannot read compile commands: {exc}", path) from None
+        raise PortError(f"cannot read compile commands: {getattr(exc, 'strerror', None) or exc}",
+                        path) from None
     out: dict[str, list[str]] = {}
+    dropped: list[str] = []
     for e in entries if isinstance(entries, list) else []:
-        directory = Path(e.get("directory", "."))
-        file = (directory / e.get("file", "")).resolve()
-        args = e.get("arguments") or shlex.split(e.get("command", ""))
-        kept, skip = [], False
-        for a in args[1:]:
-            if skip:
-                skip = False
-                continue
+        if not isinstance(e, dict):
+            continue
+        directory = Path(str(e.get("directory", ".")))
+        file = _resolved(directory, str(e.get("file", "")))
+        if file is None:
+            continue  # a NUL byte in it: no such file
+        args = e.get("arguments") or _split(e.get("command", ""))
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            continue
+        kept: list[str] = []
+        i = 1
+        while i < len(args):
+            a = args[i]
+            i += 1
             if a in ("-c", str(e.get("file"))) or Path(a).name == file.name:
                 continue
             if a == "-o":
-                skip = True
+                i += 1
                 continue
-            if a.startswith("-I") and len(a) > 2 and not a.startswith("-I/"):
-                a = "-I" + str((directory / a[2:]).resolve())
-            kept.append(a)
+            value = None
+            if a in _WITH_VALUE or a in ("-MF", "-MT", "-MQ", "-Xclang", "-Xpreprocessor"):
+                value = args[i] if i < len(args) else None
+                i += 1
+            if not _allowed(a, value):
+                if a not in dropped:
+                    dropped.append(a)
+                continue
+            # A relative folder or file is relative to the entry's "directory".
+            if value is not None and a in _PATH_VALUE and not os.path.isabs(value):
+                value = str(_resolved(directory, value))
+            for opt in ("-I", "-isystem"):
+                if value is None and a.startswith(opt) and len(a) > len(opt) \
+                        and not os.path.isabs(a[len(opt):]):
+                    a = opt + str(_resolved(directory, a[len(opt):]))
+            if "\0" in a or (value is not None and "\0" in value):
+                continue  # no such path, and libclang would refuse the argument
+            kept += [a] if value is None else [a, value]
         out[str(file)] = kept
-    return out
+    return out, dropped
+
+
+def _resolved(directory: Path, path: str) -> Path | None:
+    try:
+        return (directory / path).resolve()
+    except (ValueError, OSError):  # a NUL byte, a link loop
+        return None
+
+
+def _split(command: object) -> list[str]:
+    try:
+        return shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        return []  # an unbalanced quote: no flags for that file

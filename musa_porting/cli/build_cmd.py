@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .common import CONTEXT, EXIT_CHECK, color_option, console_for, progress_bar, split_csv
+from .common import CONTEXT, EXIT_CHECK, check_outputs, color_option, console_for, progress_bar, split_csv
 
 
 def _build_options(f):
@@ -91,6 +91,8 @@ def build_cmd(out, arch, mcc, opt, shared, libs, launcher, cxx, mcc_for_cpp, com
 def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
     from ..compile.build import build
     from ..report.build_summary import print_build_summary, write_build_json
+
+    check_outputs(report_json=report_json)
 
     def run():
         return runner(bopts) if runner is not None else build(bopts, profile)

@@ -28,14 +28,25 @@ def fail(message: str, code: int = EXIT_USAGE) -> None:
 
 
 def write_output(data: bytes, target: str) -> None:
-    """Bytes to stdout (``-``) or to a file: a diff keeps its bytes either way."""
-    if target == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    else:
-        with open(target, "wb") as fh:
-            fh.write(data)
+    """Bytes to stdout (``-``) or to a file (atomically): a diff keeps its bytes
+    either way."""
+    from ..report.output import write_bytes
+
+    write_bytes(target, data)
+
+
+def check_outputs(**targets: str | None) -> None:
+    """Before a command runs: each report path can be written, and at most one goes
+    to stdout (two would be glued together). ``targets``: option name -> path."""
+    from ..report.output import check_target
+
+    given = {f"--{k.replace('_', '-')}": v for k, v in targets.items() if v is not None}
+    dashes = [k for k, v in given.items() if v == "-"]
+    if len(dashes) > 1:
+        raise click.UsageError(f"{' and '.join(dashes)} all write to stdout (-); send all but "
+                               "one to files")
+    for option, path in given.items():
+        check_target(path, option)
 
 
 COLOR_MODES = ("auto", "always", "never")

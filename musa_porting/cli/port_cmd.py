@@ -8,7 +8,16 @@ import sys
 import click
 
 from .. import __version__
-from .common import CONTEXT, EXIT_CHECK, color_option, console_for, progress_bar, split_csv, write_output
+from .common import (
+    CONTEXT,
+    EXIT_CHECK,
+    check_outputs,
+    color_option,
+    console_for,
+    progress_bar,
+    split_csv,
+    write_output,
+)
 from .port_command import PortCommand, help_all_option
 
 # What ``musa-port --help`` describes; every other option is listed by name under
@@ -160,7 +169,10 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
                                  param_hint="'--check'")
     if write and dry_run:
         raise click.UsageError("--write and --dry-run contradict each other")
+    check_outputs(diff=diff, report_json=report_json, report_csv=report_csv, sarif=sarif)
     cfg = project_config(src, config_file, not no_config)
+    for w in cfg.warnings:
+        click.echo(w, err=True)
     level = None if check is None else (check or cfg.check_level or "error")
     suppressed = parse_ids([*cfg.get("suppress"), *suppress])
     exts = tuple(split_csv([extensions])) if extensions else DEFAULT_SOURCE_EXTENSIONS

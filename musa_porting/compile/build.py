@@ -6,20 +6,19 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import shutil
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PortError
-from ..tree.manifest import JOURNAL_NAME, MANIFEST_NAME
+from ..tree.manifest import BUILD_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME
 from .diagnostics import PortMap
-from .ninja import run_ninja, write_build_files
+from .ninja import check_names, run_ninja, write_build_files, write_if_changed
 from .profile import Profile
 from .result import BuildResult
 
-BUILD_DIR_NAME = ".musa-port-build"
 SKIP_DIRS = (BUILD_DIR_NAME,)
 
 
@@ -84,6 +83,8 @@ def collect_sources(out: Path, profile: Profile, only: Sequence[str], exclude: S
         for name in sorted(filenames):
             if os.path.splitext(name)[1] not in exts or name in (MANIFEST_NAME, JOURNAL_NAME):
                 continue
+            if not os.path.isfile(os.path.join(dirpath, name)):
+                continue  # a link to a device, a FIFO, or nothing: no compiler reads it
             rel = os.path.relpath(os.path.join(dirpath, name), out).replace(os.sep, "/")
 
             def hit(pats: Sequence[str], rel: str = rel, name: str = name) -> bool:
@@ -96,6 +97,29 @@ def collect_sources(out: Path, profile: Profile, only: Sequence[str], exclude: S
             found.append(rel)
     return found
 
+
+
+def make_build_dir(out: Path, build_dir: Path) -> None:
+    """Create the build folder. Inside the ported tree each folder on its way must be a
+    real one: the port copies the tree's links, and one at .musa-port-build would send
+    build.ninja, the objects and the shim wherever it points."""
+    try:
+        parts = build_dir.relative_to(out).parts
+    except ValueError:
+        build_dir.mkdir(parents=True, exist_ok=True)  # the user's --build-dir elsewhere
+        return
+    path = out
+    for part in parts:
+        path = path / part
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            os.mkdir(path)
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            what = "a link" if stat.S_ISLNK(st.st_mode) else "a file"
+            raise PortError(f"{what} is where the build keeps its files (not followed): remove "
+                            "it, or pass --build-dir DIR", str(path))
 
 
 def build(opts: BuildOptions, profile: Profile | None = None) -> BuildResult:
@@ -115,10 +139,13 @@ def build(opts: BuildOptions, profile: Profile | None = None) -> BuildResult:
     if not sources:
         raise PortError("nothing to build: no " + "/".join(profile.device_exts + profile.host_exts)
                         + " files (after --only/--exclude)", opts.out)
+    check_names(out, build_dir, sources, profile)
+    make_build_dir(out, build_dir)
     files, link = write_build_files(out, build_dir, profile, sources, opts.launcher, opts.shared,
                                     portmap)
-    if opts.compile_commands:
-        shutil.copyfile(build_dir / "compile_commands.json", out / "compile_commands.json")
+    if opts.compile_commands:  # replaces a link there (the port copies links), never follows it
+        write_if_changed(out / "compile_commands.json",
+                         (build_dir / "compile_commands.json").read_text())
     output, up_to_date = run_ninja(build_dir, files, link, keep_going=opts.keep_going,
                                    jobs=opts.jobs, portmap=portmap, progress=opts.progress,
                                    timeout=opts.timeout)

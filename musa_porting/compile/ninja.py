@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import PortError
+from ..safe_open import NOFOLLOW, read_regular
 from .diagnostics import PortMap, parse
 from .profile import Profile
 from .result import FileBuild
@@ -37,6 +38,36 @@ _FAILED_RE = re.compile(r"^FAILED: (?:\[code=(\d+)\] )?(.*?)\s*$")
 # --timeout, else nothing (exec keeps the compile in the process group ninja made).
 PREFIX_VAR = "MUSA_PORT_COMMAND_PREFIX"
 TIMED_OUT = (124, 137)  # timeout's codes: the command timed out, or had to be killed
+
+
+# What ninja cannot hold in a path: it ends a line, or separates implicit inputs.
+NINJA_CANNOT = ("\n", "\r", "|")
+# What a shell expands inside double quotes (see Profile.shell_paths).
+SHELL_EXPANDS = ("`", "$", '"', "\\", "\n")
+
+
+def check_names(out: Path, build_dir: Path, sources: list[str], profile: Profile) -> None:
+    """Refuse, before anything is written, a file whose name ninja cannot hold, or
+    that the compiler would hand a shell that expands it (``Profile.shell_paths``): a
+    source named `touch PWNED`.cu ran `touch` under nvcc. One line names the file and
+    says how to leave it out."""
+    if profile.shell_paths:
+        for folder in (out, build_dir):
+            bad = [c for c in SHELL_EXPANDS if c in str(folder)]
+            if bad:
+                raise PortError(f"{profile.name} passes file names to a shell, which would "
+                                f"expand the {bad[0]!r} in this folder's path: use another "
+                                "folder (--build-dir for the build folder)", repr(str(folder)))
+    for rel in sources:
+        bad = [c for c in NINJA_CANNOT if c in rel]
+        if bad:
+            raise PortError(f"cannot compile {rel!r}: ninja cannot name a file whose name holds "
+                            f"{bad[0]!r}: rename it, or leave it out with --exclude")
+        bad = [c for c in SHELL_EXPANDS if c in rel] if profile.shell_paths else []
+        if bad:
+            raise PortError(f"cannot compile {rel!r}: {profile.name} passes file names to a "
+                            f"shell, which would expand the {bad[0]!r} in it: rename it, or "
+                            "leave it out with --exclude")
 
 
 def _ninja_escape_path(p: str) -> str:
@@ -95,7 +126,8 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
         files.append(FileBuild(rel, portmap.source_of(src), obj, cmd))
         lines += [f"build {_ninja_escape_path(obj)}: cc {_ninja_escape_path(src)}",
                   f"  cmd = {_ninja_escape_value(shlex.join(cmd))}",
-                  f"  desc = {'CC' if base is profile.host_cmd else profile.name.upper()} {rel}",
+                  f"  desc = {'CC' if base is profile.host_cmd else profile.name.upper()} "
+                  f"{_ninja_escape_value(rel)}",
                   ""]
     link = None
     if shared and profile.link_cmd is not None:
@@ -120,16 +152,16 @@ def write_if_changed(path: Path, text: str) -> None:
     build.ninja and re-compiles whatever depends on a changed shim header. Written
     atomically, through one temp name per file, so a killed run leaves none behind
     that the next one would not reuse."""
-    data = text.encode()
+    data = text.encode("utf-8", "surrogateescape")  # a file name's bytes, as they are
     try:
-        if path.read_bytes() == data:
+        if read_regular(str(path)) == data:
             return
     except OSError:
-        pass  # no previous file: write it
+        pass  # no previous file (or a link, replaced below, never followed): write it
     tmp = path.with_name(f".{path.name}.musa-port-tmp")
     tmp.unlink(missing_ok=True)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(tmp, 0o644)

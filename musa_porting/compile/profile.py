@@ -29,4 +29,7 @@ class Profile:
     host_exts: tuple[str, ...] = HOST_EXTS
     depfile_flags: Callable[[str, str], list[str]] = gcc_depfile_flags  # (obj, depfile) -> flags
     per_file: Callable[[str], list[str]] | None = None  # extra flags for one file (by rel)
+    # The compiler runs its own steps through `sh -c` with file names in double quotes
+    # (nvcc does): a name with a backtick or a `$(` in it would run a command.
+    shell_paths: bool = False
 

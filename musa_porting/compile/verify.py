@@ -21,8 +21,10 @@ from ..port import lexer
 from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
 from ..port.includes import IncludeResolver
 from ..rules import build_ruleset
+from ..safe_open import read_regular
 from ..tree.manifest import MANIFEST_NAME, load_manifest
-from .build import BUILD_DIR_NAME, BuildOptions, build
+from .build import BUILD_DIR_NAME, BuildOptions, build, collect_sources, make_build_dir
+from .ninja import check_names
 from .profile import HOST_EXTS, Profile, gcc_depfile_flags
 from .result import BuildResult
 from .shim import generate, write_prelude
@@ -67,10 +69,7 @@ class _IncludeGraph:
     def _scan(self, rel: str) -> tuple[list[str], list[tuple[str, bool]]]:
         if rel not in self._direct:
             inner, outer = [], []
-            try:
-                data = (self.out / rel).read_bytes()
-            except OSError:
-                data = b""
+            data = _read(self.out / rel)
             for inc in lexer.includes(data):
                 hit = self.resolver.resolve(rel, inc.target)
                 if hit is not None:
@@ -109,11 +108,8 @@ def _renamed_includes(out: Path, src_root: Path | None, sources: dict[str, str]
     for rel, src_rel in sorted(sources.items()):
         if os.path.splitext(rel)[1] not in DEFAULT_SOURCE_EXTENSIONS:
             continue
-        try:
-            new = lexer.includes((out / rel).read_bytes())
-            old = {i.line: i for i in lexer.includes((src_root / src_rel).read_bytes())}
-        except OSError:
-            continue
+        new = lexer.includes(_read(out / rel))
+        old = {i.line: i for i in lexer.includes(_read(src_root / src_rel))}
         for inc in new:
             orig = old.get(inc.line)
             if orig is None or orig.target == inc.target or inc.target.startswith((".", "/")):
@@ -134,11 +130,17 @@ def _own_macros(out: Path, rels) -> set[str]:
     names: set[str] = set()
     for rel in rels:
         if os.path.splitext(rel)[1] in DEFAULT_SOURCE_EXTENSIONS:
-            try:
-                names.update(m.decode() for m in _DEFINE.findall((out / rel).read_bytes()))
-            except OSError:
-                continue
+            names.update(m.decode() for m in _DEFINE.findall(_read(out / rel)))
     return names
+
+
+def _read(path: Path) -> bytes:
+    """A file of the port or its source, b"" when it is not a regular file: the port
+    copies links as they are, and one to /dev/zero or a FIFO must not be read."""
+    try:
+        return read_regular(str(path))
+    except OSError:
+        return b""
 
 
 def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | None = None
@@ -158,7 +160,7 @@ def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | Non
 
     return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS,
                    depfile_flags=_ptx_depfile_flags if opts.mode == "ptx" else gcc_depfile_flags,
-                   per_file=prelude)
+                   per_file=prelude, shell_paths=True)
 
 
 def _prelude_name(rel: str) -> str:
@@ -202,10 +204,14 @@ def verify(opts: VerifyOptions) -> BuildResult:
     )
     build_dir = Path(opts.build_dir).resolve() if opts.build_dir else out / BUILD_DIR_NAME / "verify"
     shim_dir = build_dir / "shim"
+    graph = _IncludeGraph(out)
+    profile = nvcc_profile(opts, shim_dir, graph)
+    # Before the shim is written: names nvcc would hand a shell, links on the way.
+    check_names(out, build_dir, collect_sources(out, profile, opts.only, opts.exclude), profile)
+    make_build_dir(out, build_dir)
     renamed = _renamed_includes(out, Path(manifest.src) if manifest.src else None,
                                 {rel: rec.src for rel, rec in manifest.files.items()})
     generate(ruleset, shim_dir, renamed, own_macros=_own_macros(out, manifest.files))
-    profile = nvcc_profile(opts, shim_dir, _IncludeGraph(out))
     bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
                          only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),
                          progress=opts.progress, timeout=opts.timeout)  # type: ignore[arg-type]

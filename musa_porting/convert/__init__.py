@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..analyze.checks import Diagnostic
 from ..errors import PortError
 from ..port.python import PathMap, port_python, python_rules
+from ..safe_open import read_regular
 from ..tree.files import atomic_bytes
 from ..tree.manifest import MANIFEST_NAME, TMP_SUFFIX
 from ..tree.result import DiffItem
@@ -93,8 +94,7 @@ def convert(opts: ConvertOptions) -> ConvertResult:
     for path in files:
         rel = os.path.relpath(path, base).replace(os.sep, "/")
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_regular(path, follow=True)  # never a FIFO's or a device's bytes
         except OSError as exc:
             raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
         if b"\0" in data:

@@ -15,6 +15,7 @@ from bisect import bisect_right
 from pathlib import Path
 
 from ..errors import PortError
+from ..safe_open import read_regular
 from .model import STATUSES, USER_FAMILY, Rule
 
 VOCABULARY_KEY = "vocabulary"
@@ -122,7 +123,7 @@ def _parse_json_positions(text: str):
 
 def _read_text(path: Path) -> str:
     try:
-        raw = path.read_bytes()
+        raw = read_regular(str(path), follow=True)  # never a FIFO's or a device's bytes
     except OSError as exc:
         raise PortError(f"cannot read rule file: {exc.strerror or exc}", str(path)) from None
     try:

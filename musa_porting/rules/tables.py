@@ -14,6 +14,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from ..errors import PortError
+from ..safe_open import read_regular
 from .files import load_rule_file
 from .model import USER_FAMILY, Rule, RuleSet
 from .table_cache import cached_tables
@@ -42,7 +43,7 @@ def _load_shipped_table(path: Path) -> tuple[list[Rule], str, bool]:
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_regular(str(path), follow=True))
         source = str(path)
         if not isinstance(data.get("entries"), dict):
             return [Rule(k, v, path.stem, "supported", source) for k, v in data.items()], \

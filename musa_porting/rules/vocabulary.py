@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PortError
+from ..safe_open import read_regular
 
 VOCABULARY_FILE = "vocabulary.json"
 
@@ -181,11 +182,13 @@ def load_vocabulary(path: str | os.PathLike | None = None) -> list[Word]:
     """The words of a vocabulary file (default: the shipped one)."""
     p = Path(path) if path is not None else default_vocabulary_path()
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(str(p), follow=True).decode("utf-8"))
     except OSError as exc:
         raise PortError(f"cannot read vocabulary: {exc.strerror or exc}", str(p)) from None
     except json.JSONDecodeError as exc:
         raise PortError(exc.msg, str(p), exc.lineno, exc.colno) from None
+    except UnicodeDecodeError as exc:
+        raise PortError(f"not UTF-8: {exc.reason}", str(p)) from None
     return _words_from(data, str(p))
 
 

@@ -9,24 +9,24 @@ import posixpath
 from collections.abc import Iterable, Iterator
 
 from ..errors import PortError
+from ..safe_open import NOFOLLOW, open_regular, read_regular, read_regular_stat
 from .manifest import TMP_SUFFIX
 
 
-def read_file(path: str) -> bytes:
+def read_file(path: str, expect: tuple[int, int] | None = None, follow: bool = False) -> bytes:
+    """A regular file's bytes (never a FIFO's or a device's; not through a link unless
+    ``follow``); ``expect``: the (device, inode) the walk saw (see safe_open)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_regular(path, expect=expect, follow=follow)
     except OSError as exc:
         raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
-def read_source(path: str) -> tuple[bytes, os.stat_result]:
+def read_source(path: str, expect: tuple[int, int] | None = None) -> tuple[bytes, os.stat_result]:
     """A source's bytes and its stat once read: a stat that differs from the walk's
     says the file changed while the run read it."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-            return data, os.fstat(fh.fileno())
+        return read_regular_stat(path, expect=expect)
     except OSError as exc:
         raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
 
@@ -35,21 +35,30 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def files_equal(a: str, b: str) -> bool:
+def files_equal(a: str, b: str, expect: tuple[int, int] | None = None) -> bool:
+    """Whether source ``a`` (the walk's ``expect``) and output ``b`` hold the same bytes;
+    ``b`` is never read through a link."""
     try:
-        if os.path.getsize(a) != os.path.getsize(b) or os.path.islink(b):
+        fa, _ = open_regular(a, expect=expect)
+    except OSError as exc:
+        raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
+    with os.fdopen(fa, "rb") as ha:
+        try:
+            fb, st = open_regular(b)
+        except OSError:
             return False
-        with open(a, "rb") as fa, open(b, "rb") as fb:
+        with os.fdopen(fb, "rb") as hb:
+            if os.fstat(fa).st_size != st.st_size:
+                return False
             while True:
-                x, y = fa.read(1 << 20), fb.read(1 << 20)
-                if x != y:
+                try:
+                    x = ha.read(1 << 20)
+                except OSError as exc:
+                    raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
+                if x != hb.read(1 << 20):
                     return False
                 if not x:
                     return True
-    except OSError as exc:
-        if not os.path.exists(a) or not os.access(a, os.R_OK):
-            raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
-        return False
 
 
 def same_stat(path: str, size: int, mtime_ns: int) -> bool:
@@ -72,20 +81,21 @@ def tmp_rel(out_rel: str) -> str:
     return posixpath.join(posixpath.dirname(out_rel), temp_name(out_rel))
 
 
-def _create(path: str) -> int:
-    """A new file at ``path``, never through a link: a leftover of the same name (a
-    temp file of a killed run) is removed first."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+def _create(path: str, dir_fd: int | None = None) -> int:
+    """A new file at ``path`` (a name in the folder ``dir_fd`` when given), never
+    through a link: a leftover of the same name (a temp file of a killed run) is
+    removed first."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
-        return os.open(path, flags, 0o600)
+        return os.open(path, flags, 0o600, dir_fd=dir_fd)
     except FileExistsError:
-        os.unlink(path)
-        return os.open(path, flags, 0o600)
+        os.unlink(path, dir_fd=dir_fd)
+        return os.open(path, flags, 0o600, dir_fd=dir_fd)
 
 
-def write_file(path: str, data: bytes, mode: int) -> os.stat_result:
+def write_file(path: str, data: bytes, mode: int, dir_fd: int | None = None) -> os.stat_result:
     """Write a new file; returns its stat (a rename keeps its size and mtime)."""
-    fd = _create(path)
+    fd = _create(path, dir_fd)
     try:
         view = memoryview(data)
         while view:
@@ -97,9 +107,10 @@ def write_file(path: str, data: bytes, mode: int) -> os.stat_result:
         os.close(fd)
 
 
-def write_chunks(path: str, chunks: Iterable[bytes], mode: int) -> os.stat_result:
+def write_chunks(path: str, chunks: Iterable[bytes], mode: int,
+                 dir_fd: int | None = None) -> os.stat_result:
     """Write a new file from pieces (a large manifest is never one string in memory)."""
-    fd = _create(path)
+    fd = _create(path, dir_fd)
     try:
         for chunk in chunks:
             view = memoryview(chunk)
@@ -111,11 +122,12 @@ def write_chunks(path: str, chunks: Iterable[bytes], mode: int) -> os.stat_resul
         os.close(fd)
 
 
-def copy_file(src: str, path: str, mode: int) -> os.stat_result:
-    """Copy ``src`` to a new file at ``path``; a read error names ``src`` (PortError),
-    a write error is an OSError on ``path``."""
+def copy_file(src: str, path: str, mode: int, expect: tuple[int, int] | None = None,
+              dir_fd: int | None = None) -> os.stat_result:
+    """Copy source ``src`` (the walk's ``expect``) to a new file at ``path``; a read
+    error names ``src`` (PortError), a write error is an OSError on ``path``."""
     try:
-        fin = open(src, "rb")
+        fin = os.fdopen(open_regular(src, expect=expect)[0], "rb")
     except OSError as exc:
         raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
     def chunks() -> Iterator[bytes]:
@@ -129,7 +141,7 @@ def copy_file(src: str, path: str, mode: int) -> os.stat_result:
             yield chunk
 
     with fin:
-        return write_chunks(path, chunks(), mode)
+        return write_chunks(path, chunks(), mode, dir_fd)
 
 
 def atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:

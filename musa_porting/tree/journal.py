@@ -9,6 +9,12 @@ the lock) removes the temp files and the folders left empty, and adopts what the
 killed run put in place (``Manifest.adopt``), so that those outputs are known as
 musa-port's: replaced later, or removed when their input is gone.
 
+The journal sits in the output, where a tree that ships its own ``SRC_musa/`` can
+edit it: every path in it must be inside the output (``outdir.inside_rel``), the
+staged manifest a temp name in its top folder, and a journal that is not a regular
+file (a link, a FIFO) is not read. What fails the check is ignored with a warning
+naming it, and every removal goes through ``OutDir``, which follows no link.
+
 Names are bytes on disk: the journal is JSON with ``\\udcXX`` escapes for the bytes of
 a name that are not UTF-8 (surrogateescape), so every name round-trips.
 """
@@ -21,6 +27,7 @@ import stat
 
 from .files import temp_name, write_file
 from .manifest import JOURNAL_NAME, MANIFEST_NAME, TEMP_RE, TMP_SUFFIX, Manifest, load_manifest
+from .outdir import OutDir, inside_rel
 
 
 def journal_path(out: str) -> str:
@@ -32,28 +39,31 @@ def manifest_temp() -> str:
     return temp_name(MANIFEST_NAME)
 
 
-def write_journal(out: str, stage_dirs: list[str], created: list[str]) -> None:
+def write_journal(outdir: OutDir, stage_dirs: list[str], created: list[str]) -> None:
     """Record what a run may leave behind, before it writes anything else."""
     data = json.dumps({"version": 2, "stage_dirs": sorted(stage_dirs), "created": created,
                        "manifest": manifest_temp()}, ensure_ascii=True)
-    tmp = os.path.join(out, temp_name(JOURNAL_NAME))
-    write_file(tmp, data.encode("ascii"), 0o644)
-    os.replace(tmp, journal_path(out))
+    tmp = temp_name(JOURNAL_NAME)
+    root = outdir.folder("")
+    write_file(tmp, data.encode("ascii"), 0o644, root)
+    outdir.replace(tmp, JOURNAL_NAME)
 
 
-def clear_journal(out: str) -> None:
+def clear_journal(outdir: OutDir) -> None:
+    outdir.unlink(JOURNAL_NAME, missing_ok=True)  # missing: nothing was staged
+
+
+def _read(out: str, warnings: list[str]) -> dict | None:
+    from ..safe_open import read_regular
+
+    path = journal_path(out)
     try:
-        os.unlink(journal_path(out))
+        raw = read_regular(path)
     except FileNotFoundError:
-        pass  # no run was interrupted, or nothing was staged
-
-
-def _read(out: str) -> dict | None:
-    try:
-        with open(journal_path(out), "rb") as fh:
-            raw = fh.read()
-    except OSError:
         return None
+    except OSError as exc:
+        warnings.append(f"{path}: warning: ignored: {exc.strerror or exc}")
+        return {}
     try:
         data = json.loads(raw)
         if isinstance(data, dict):
@@ -65,72 +75,91 @@ def _read(out: str) -> dict | None:
     return {"temps": names}
 
 
-def _real_dir(out: str, rel: str) -> bool:
-    """``rel`` is a folder of the output, reached without following a link."""
-    path = out
-    for part in [p for p in rel.split("/") if p]:
-        if part in (".", ".."):
-            return False
-        path = os.path.join(path, part)
-        try:
-            if not stat.S_ISDIR(os.lstat(path).st_mode):
-                return False
-        except OSError:
-            return False
-    return True
+def _paths(data: dict, key: str, out: str, warnings: list[str], top: bool = False) -> list[str]:
+    """The entries of ``data[key]`` that are paths inside the output (``top``: the
+    output itself, "", too); the others are named in a warning and ignored."""
+    value = data.get(key, [])
+    items = value if isinstance(value, list) else [value]
+    good = [r for r in items if (top and r == "") or inside_rel(r)]
+    bad = [r for r in items if not ((top and r == "") or inside_rel(r))]
+    if bad:
+        shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        warnings.append(f"{journal_path(out)}: warning: ignored {key} outside the output: {shown}")
+    return good
 
 
-def _remove(path: str) -> None:
-    try:
-        if stat.S_ISDIR(os.lstat(path).st_mode):
-            os.rmdir(path)  # a folder staged for a commit is empty
-        else:
-            os.unlink(path)
-    except FileNotFoundError:
-        pass
+def _staged_manifest(data: dict, out: str, warnings: list[str]) -> str | None:
+    name = data.get("manifest")
+    if not name:
+        return None
+    if isinstance(name, str) and TEMP_RE.fullmatch(name):
+        return name
+    warnings.append(f"{journal_path(out)}: warning: ignored manifest {name!r}: not a temp file "
+                    "of the output's top folder")
+    return None
 
 
-def remove_temps(out: str, stage_dirs: list[str], keep: str | None = None) -> None:
+def _remove(outdir: OutDir, rel: str) -> None:
+    st = outdir.lstat(rel)
+    if st is None:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        outdir.rmdir(rel)  # a folder staged for a commit is empty
+    else:
+        outdir.unlink(rel, missing_ok=True)
+
+
+def remove_temps(outdir: OutDir, stage_dirs: list[str], keep: str | None = None) -> None:
     """Remove every temp file and temp folder in these folders of the output (but
-    ``keep``, a temp name in the top folder)."""
+    ``keep``, a temp name in the top folder). Folders reached through a link are
+    skipped."""
     for rel in stage_dirs:
-        if not _real_dir(out, rel):
-            continue
-        folder = os.path.join(out, rel)
         try:
-            names = [e.name for e in os.scandir(folder) if TEMP_RE.match(e.name)]
+            names = [n for n in outdir.names(rel) if TEMP_RE.match(n)]
         except OSError:
             continue
         for name in names:
             if not (rel == "" and name == keep):
-                _remove(os.path.join(folder, name))
+                _remove(outdir, f"{rel}/{name}" if rel else name)
 
 
-def pending_intent(out: str) -> Manifest:
+def pending_intent(out: str, warnings: list[str] | None = None) -> Manifest:
     """The staged manifest of an interrupted run, read-only (for a dry run)."""
-    data = _read(out)
-    if not data or not data.get("manifest"):
-        return Manifest()
-    return load_manifest(out, data["manifest"])
+    notes: list[str] = []
+    data = _read(out, notes)
+    name = _staged_manifest(data, out, notes) if data else None
+    intent = load_manifest(out, name) if name else Manifest()
+    if warnings is not None:
+        warnings.extend(notes)
+    return intent
 
 
-def recover(out: str, keep_dirs: list[str]) -> Manifest:
-    """Clean up after an interrupted run; returns its intent (see the docstring).
-    ``keep_dirs`` are folders of the current manifest, kept even when empty."""
-    data = _read(out)
+def recover(outdir: OutDir, keep_dirs: list[str]) -> Manifest:
+    """Clean up after an interrupted run; returns its intent (see the docstring), with
+    the warnings about entries it ignored. ``keep_dirs`` are folders of the current
+    manifest, kept even when empty."""
+    out = outdir.out
+    warnings: list[str] = []
+    data = _read(out, warnings)
     if data is None:
         return Manifest()
-    intent = pending_intent(out)
-    remove_temps(out, data.get("stage_dirs", []))
-    for rel in data.get("temps", []):  # the first format
-        if rel.endswith(TMP_SUFFIX) and _real_dir(out, os.path.dirname(rel)):
-            _remove(os.path.join(out, rel))
-    keep = set(keep_dirs) | set(intent.dirs)
-    for rel in sorted(data.get("created", []), key=lambda r: -r.count("/")):
-        if rel not in keep and _real_dir(out, rel):
+    name = _staged_manifest(data, out, warnings)
+    intent = load_manifest(out, name) if name else Manifest()
+    remove_temps(outdir, _paths(data, "stage_dirs", out, warnings, top=True))
+    for rel in _paths(data, "temps", out, warnings):  # the first format
+        if rel.endswith(TMP_SUFFIX):
             try:
-                os.rmdir(os.path.join(out, rel))
+                _remove(outdir, rel)
             except OSError:
-                pass  # not empty: the killed run put outputs in it
-    clear_journal(out)
+                pass  # not ours to remove after all (a folder that is not empty)
+    keep = set(keep_dirs) | set(intent.dirs)
+    created = _paths(data, "created", out, warnings)
+    for rel in sorted(created, key=lambda r: -r.count("/")):
+        if rel not in keep:
+            try:
+                outdir.rmdir(rel)
+            except OSError:
+                pass  # not empty (the killed run put outputs in it), or a link
+    clear_journal(outdir)
+    intent.warnings[:0] = warnings
     return intent

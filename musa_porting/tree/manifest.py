@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
 LOCK_NAME = ".musa-port-lock"  # held while a run writes (tree/lock.py)
-RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME)
+# Where `musa-port build` and `verify` keep their build files in the output: a tree that
+# ships one (a link, say) is not ported into it.
+BUILD_DIR_NAME = ".musa-port-build"
+RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, BUILD_DIR_NAME)
 TMP_SUFFIX = ".musa-port-tmp"
 # A temp file or folder of a run: a hash of the output's path, in a folder of the output
 # (tree/files.temp_name); the journal says which folders may hold them.
@@ -89,6 +92,8 @@ class Manifest:
     # Why a manifest that is there could not be used ("" when absent or read): every
     # output then looks like the user's, and an error must say why.
     problem: str = ""
+    # Entries it held that were ignored (a path outside the output: see load_manifest).
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return "".join(self.json_lines())
@@ -142,26 +147,53 @@ class Manifest:
         known = set(self.dirs)
         self.dirs.extend(d for d in intent.dirs if d not in known
                          and os.path.isdir(os.path.join(out, d)))
+        self.warnings.extend(intent.warnings)
 
 
 def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
-    """The previous run's manifest, or an empty one if absent or unusable (saying why)."""
+    """The previous run's manifest, or an empty one if absent or unusable (saying why).
+
+    The manifest sits in the output, where anyone who ships a ``SRC_musa/`` folder can
+    edit it: it is read only if it is a regular file (not a link, a FIFO or a device),
+    and a record whose path (or source) is not inside the output (``..``, absolute), or
+    whose values are not what a run writes (``manifest_check``), is ignored with a
+    warning naming it, so that no later step removes, reads or trips over it."""
+    from ..safe_open import read_regular
+    from .manifest_check import head_ok, record_ok
+    from .outdir import inside_rel
+
     path = os.path.join(out_dir, name)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        if data.get("version") != VERSION:
+        data = json.loads(read_regular(path))
+        if type(data) is not dict or data.get("version") != VERSION:
             return Manifest(problem=f"its manifest {path} is from another version of musa-port")
+        if not head_ok(data):
+            return Manifest(problem=f"its manifest {path} is not one musa-port wrote")
         fields = set(FileRecord.__dataclass_fields__)
-        files = {k: FileRecord(**{f: x for f, x in v.items() if f in fields})
-                 for k, v in data.pop("files", {}).items()}
+        bad: list[str] = []
+        files = {}
+        for k, v in data.pop("files", {}).items():
+            if inside_rel(k) and k not in RESERVED_NAMES and record_ok(v) and inside_rel(v["src"]):
+                files[k] = FileRecord(**{f: x for f, x in v.items() if f in fields})
+            else:
+                bad.append(k)
+        dirs = data.get("dirs", [])
+        bad += [d if isinstance(d, str) else repr(d) for d in dirs if not inside_rel(d)]
         shared: dict = {}
         for rec in files.values():
             rec.compact(shared)
-        return Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
-                        list(data.get("dirs", [])), int(data.get("rules", 0)),
-                        dict(data.get("options", {})), dict(data.get("project", {})))
+        found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
+                         [d for d in dirs if inside_rel(d)], data.get("rules", 0),
+                         data.get("options", {}), data.get("project", {}))
+        if bad:
+            shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more"
+                                                           if len(bad) > 5 else "")
+            found.warnings.append(f"{path}: warning: ignored entries that are not paths inside "
+                                  f"the output, or not as musa-port writes them: {shown}")
+        return found
     except FileNotFoundError:
         return Manifest()
-    except (OSError, ValueError, TypeError, AttributeError):
+    except OSError as exc:
+        return Manifest(problem=f"its manifest {path} is unreadable ({exc.strerror or exc})")
+    except (ValueError, TypeError, AttributeError):
         return Manifest(problem=f"its manifest {path} is unreadable")

@@ -14,6 +14,7 @@ those libraries' file names (muAlg's ``util_arch.cuh``).
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable, Mapping
 
@@ -24,6 +25,14 @@ from .kinds import KindSelector
 from .manifest import RESERVED_NAMES
 from .vendored import in_library
 from .walk import Entry
+
+NAME_MAX = 255  # bytes in one file name: Linux, macOS and Windows file systems alike
+
+
+def _too_long(name: str) -> bool:
+    """A file name the file system cannot hold. Checked for every output before
+    anything is written: found at the commit, it would stop a run half done."""
+    return len(name) > NAME_MAX // 4 and len(os.fsencode(name)) > NAME_MAX
 
 
 def _renamed_component(name: str, vocabulary: Vocabulary) -> str:
@@ -83,8 +92,16 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             if wanted != name_out and (wanted in siblings[parent]
                                        or wanted in written.get(out_parent, ())):
                 warnings.append(f"{e.rel}: not renamed to {wanted}: the folder already has that name")
+            elif wanted != name_out and _too_long(wanted):
+                warnings.append(f"{e.rel}: warning: not renamed to {wanted}: a name of "
+                                f"{len(os.fsencode(wanted))} bytes, over the file system's "
+                                f"{NAME_MAX}")
             else:
                 name_out = wanted
+        if _too_long(name_out):
+            raise PortError(f"{e.rel}: its output name {name_out} would be "
+                            f"{len(os.fsencode(name_out))} bytes, over the file system's "
+                            f"{NAME_MAX}", src)
         o = posixpath.join(out_parent, name_out) if out_parent else name_out
         if o in owner:
             raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", src)

@@ -31,15 +31,40 @@ def check_paths(src: str, output: str | None, reverse: bool = False) -> tuple[st
     src_abs = os.path.abspath(src)
     out_abs = os.path.abspath(output) if output else default_output(src, reverse)
     src_real, out_real = os.path.realpath(src_abs), os.path.realpath(out_abs)
-    if inside(out_real, src_real):
+    if inside(out_real, src_real) or _folder_id(src_real) in _ids_up(out_real):
         raise PortError(f"output folder {out_abs} is inside the source folder; choose another "
                         "with --output", src)
-    if inside(src_real, out_real):
+    if inside(src_real, out_real) or _folder_id(out_real) in _ids_up(src_real):
         raise PortError(f"the source folder is inside the output folder {out_abs}; choose "
                         "another with --output", src)
     if os.path.lexists(out_abs) and not os.path.isdir(out_abs):
         raise PortError("output exists and is not a folder", out_abs)
     return src_abs, out_abs
+
+
+def _folder_id(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _ids_up(path: str) -> set[tuple[int, int] | None]:
+    """The (device, inode) of ``path``'s nearest existing folder and of each folder
+    above it. Comparing these, not path strings, sees that a bind mount or another
+    path of the same folder puts the output inside SRC."""
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    ids: set[tuple[int, int] | None] = set()
+    while True:
+        found = _folder_id(path)
+        if found is not None:
+            ids.add(found)
+        parent = os.path.dirname(path)
+        if parent == path:
+            return ids - {None}
+        path = parent
 
 
 def include_dirs_rel(src_abs: str, dirs: Sequence[str]) -> list[str]:
@@ -60,23 +85,40 @@ def link_target(src: str, out: str, e: Entry, out_rel_of: dict[str, str]) -> str
     """What the ported copy of symlink ``e`` points at: a file or folder of the tree by
     its ported name (``k.cuh -> k.muh``), anything outside the tree where it pointed.
     Relative targets are relative to where the link is written (its folder may have
-    been renamed)."""
-    src_link = os.path.join(src, e.rel)
-    target = os.readlink(src_link)
+    been renamed). A target that leaves the tree and comes back into it
+    (``../csrc/real.cuh`` in ``csrc/``) is a file of the tree, as the kernel sees it."""
+    target = os.readlink(os.path.join(src, e.rel))
     link_dir_rel = posixpath.dirname(e.rel)
     out_dir_rel = posixpath.dirname(out_rel_of.get(e.rel, e.rel))
-    if os.path.isabs(target):
-        t_abs = os.path.normpath(target)
-        if inside(t_abs, src):
-            t_rel = os.path.relpath(t_abs, src).replace(os.sep, "/")
-            return os.path.join(out, out_rel_of.get(t_rel, t_rel))
-        return target
     t_rel = posixpath.normpath(posixpath.join(link_dir_rel, target))
-    if t_rel == ".." or t_rel.startswith("../"):
-        # Points outside the tree: keep pointing at the same place.
-        t_abs = os.path.normpath(os.path.join(src, link_dir_rel, target))
-        return os.path.relpath(t_abs, os.path.join(out, out_dir_rel))
+    leaves = os.path.isabs(target) or t_rel == ".." or t_rel.startswith("../")
+    if leaves:
+        back = _back_in_tree(src, link_dir_rel, target)
+        if back is None:  # outside the tree: keep pointing at the same place
+            if os.path.isabs(target):
+                return target
+            t_abs = os.path.normpath(os.path.join(src, link_dir_rel, target))
+            return os.path.relpath(t_abs, os.path.join(out, out_dir_rel))
+        t_rel = back
     new_rel = out_rel_of.get(t_rel, t_rel)
-    if new_rel == t_rel and out_dir_rel == link_dir_rel:
+    if os.path.isabs(target):
+        return os.path.join(out, new_rel) if new_rel != "." else out
+    if not leaves and new_rel == t_rel and out_dir_rel == link_dir_rel:
         return target
     return posixpath.relpath(new_rel, out_dir_rel or ".")
+
+
+def _back_in_tree(src: str, link_dir_rel: str, target: str) -> str | None:
+    """The tree path a link's target names when it leaves the tree's folders, as the
+    kernel resolves it (every folder on the way, not the last name), or None when it
+    ends outside the tree."""
+    head, tail = os.path.split(target)
+    base = os.path.join(src, link_dir_rel, head)
+    if tail in ("", ".", ".."):
+        full = os.path.realpath(os.path.join(base, tail))
+    else:
+        full = os.path.join(os.path.realpath(base), tail)
+    root = os.path.realpath(src)
+    if not inside(full, root):
+        return None
+    return os.path.relpath(full, root).replace(os.sep, "/")

@@ -17,6 +17,7 @@ from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
 from ..port.includes import IncludeResolver
+from ..safe_open import open_regular
 from .active_rules import ActiveRules
 from .files import files_equal, read_file, read_source, same_stat, sha256_of
 from .kinds import PORTERS, FileContext, KindSelector
@@ -92,15 +93,15 @@ class Planner:
         src_path = os.path.join(self.src, e.rel)
         kind = self.kinds.kind_of(e.rel)
         data = None
-        if kind is None and self.kinds.may_sniff(e.rel) and _starts_with(src_path, b"#!"):
-            data = read_file(src_path)  # a script: does it call nvcc?
+        if kind is None and self.kinds.may_sniff(e.rel) and _starts_with(src_path, b"#!", e):
+            data = read_file(src_path, e.identity)  # a script: does it call nvcc?
             kind = self.kinds.sniff(data)
         rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode,
                          src_ctime_ns=e.ctime_ns)
         warnings = []
         if kind is not None:
             if data is None:
-                data, st = read_source(src_path)
+                data, st = read_source(src_path, e.identity)
                 if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
                     rec.src_size = UNTRUSTED  # the next run ports it again
                     warnings.append(f"{src_path}: warning: changed while it was ported; run "
@@ -118,7 +119,7 @@ class Planner:
                                           f"{not_text}: copied unchanged under its own name; "
                                           "convert it to UTF-8 text to port it").to_list()]
         elif self.opts.paranoid:
-            rec.src_sha256 = sha256_of(read_file(src_path))
+            rec.src_sha256 = sha256_of(read_file(src_path, e.identity))
         return self._plan_copy(e, out_rel, src_path, rec)
 
     def _unported_name(self, rel: str, out_rel: str) -> str:
@@ -170,11 +171,12 @@ class Planner:
         if not os.access(src_path, os.R_OK):
             raise PortError("cannot read: Permission denied", src_path)
         st = self.outputs.lstat(out_rel)
-        same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path)
+        same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path,
+                                                                            e.identity)
         p = self._settle(Planned(e, out_rel, rec, copy=not same), st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
-            body = read_file(src_path)
+            body = read_file(src_path, e.identity)
             item = DiffItem(e.rel, out_rel, body, body, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "copied", not same, rec), item, [], e.size)
 
@@ -218,14 +220,18 @@ def _not_text(data: bytes) -> str:
     return ""
 
 
-def _starts_with(path: str, magic: bytes) -> bool:
+def _starts_with(path: str, magic: bytes, e: Entry) -> bool:
     """Whether a file begins with ``magic`` (an unreadable one is left to the copy, which
     reports it)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(len(magic)) == magic
+        fd, _ = open_regular(path, expect=e.identity)
     except OSError:
         return False
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            return fh.read(len(magic)) == magic
+        except OSError:
+            return False
 
 
 def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest,
@@ -240,7 +246,7 @@ def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest,
             and same_stat(os.path.join(out, out_rel), prev.out_size, prev.out_mtime_ns)):
         if paranoid_src is not None:
             try:
-                if sha256_of(read_file(paranoid_src)) != prev.src_sha256:
+                if sha256_of(read_file(paranoid_src, e.identity)) != prev.src_sha256:
                     return None
             except PortError:
                 return None  # planned again, which reports it

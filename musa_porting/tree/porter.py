@@ -34,9 +34,10 @@ from .fingerprint import options_fingerprint, rules_stamp
 from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
 from .lock import OutputLock
-from .manifest import RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from .manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
+from .outdir import OutDir
 from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
@@ -90,6 +91,8 @@ class Porter:
             if e.rel in RESERVED_NAMES:
                 result.warnings.append(f"{os.path.join(self.src, e.rel)}: skipped (reserved name)")
                 continue
+            if e.rel.startswith(BUILD_DIR_NAME + "/"):
+                continue  # inside the build folder skipped above
             kept.append(e)
         return kept
 
@@ -103,24 +106,28 @@ class Porter:
         try:
             if opts.dry_run:
                 old = load_manifest(self.out)
-                old.adopt(pending_intent(self.out), self.out)
-                self._port(result, entries, old)
+                old.adopt(pending_intent(self.out, old.warnings), self.out)
+                result.warnings.extend(old.warnings)
+                self._port(result, entries, old, None)
             else:
-                with OutputLock(self.out, opts.wait):
+                with OutputLock(self.out, opts.wait), OutDir(self.out) as outdir:
                     old = load_manifest(self.out)
                     try:
-                        intent = recover(self.out, old.dirs)
+                        intent = recover(outdir, old.dirs)
                     except OSError as exc:
                         raise PortError(f"cannot clean up after an interrupted run: "
                                         f"{exc.strerror or exc}", exc.filename or self.out) from None
                     old.adopt(intent, self.out)
-                    self._port(result, entries, old)
+                    result.warnings.extend(old.warnings)
+                    self._port(result, entries, old, outdir)
         finally:
             gc.unfreeze()  # a library caller's later collections see everything again
         result.elapsed = time.perf_counter() - t0
         return result
 
-    def _port(self, result: PortResult, entries: list[Entry], old: Manifest) -> None:
+    def _port(self, result: PortResult, entries: list[Entry], old: Manifest,
+              outdir: OutDir | None) -> None:
+        """Plan, stage and commit the port (``outdir`` None: a dry run)."""
         opts = self.opts
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
@@ -184,7 +191,7 @@ class Porter:
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
         # (the renames happen after planning).
-        stager = None if opts.dry_run else Stager(self.src, self.out, state)
+        stager = None if outdir is None else Stager(self.src, outdir, state)
         planned: list[Planned] = []
         shared: dict = {}  # see FileRecord.compact
         try:
@@ -225,7 +232,7 @@ class Porter:
             if stager is not None:
                 stager.unstage()
             raise
-        commit(self.out, planned, dirs, stale, stager, result)
+        commit(planned, dirs, stale, stager, result)
         timings.mark("outputs and manifest written")
 
     def vocabulary(self) -> Vocabulary:
@@ -255,6 +262,12 @@ class Porter:
             return None, old_plan, fast
         symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
                              lambda rel: in_library(rel, self.libraries))
+        dropped = symbols.clang.dropped if symbols.clang is not None else []
+        if dropped:
+            shown = ", ".join(dropped[:8]) + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
+            result.warnings.append(f"{self.opts.compile_commands}: note: flags not given to "
+                                   f"libclang (it takes -I, -D, -U, -std, -isystem, -include, -x, "
+                                   f"-W, -f): {shown}")
         wait = symbols.index(sources, fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).

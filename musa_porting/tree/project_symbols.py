@@ -60,6 +60,7 @@ class SymbolPass:
 
             self.clang = ClangIndexer(src, opts.include_dirs, opts.defines, opts.compile_commands)
         self.reindexed: list[str] = []  # files read this run (the rest came from the manifest)
+        self._seen: dict[str, tuple[int, int] | None] = {}  # rel -> what the walk saw
 
     def index(self, sources: list[Entry], fast: dict[str, FileRecord]
               ) -> Callable[[], dict[str, FileSymbols]]:
@@ -68,6 +69,7 @@ class SymbolPass:
         back end). The returned function waits for the index."""
         out: dict[str, FileSymbols] = {}
         todo = []
+        self._seen = {e.rel: e.identity for e in sources}
         for e in sources:
             rec = fast.get(e.rel)
             if rec is not None and indexed(rec.symbols):
@@ -100,7 +102,7 @@ class SymbolPass:
         return finish
 
     def _read(self, rel: str) -> bytes | None:
-        data = read_file(os.path.join(self.src, rel))
+        data = read_file(os.path.join(self.src, rel), self._seen.get(rel))
         return None if b"\0" in data else data  # not text: copied, not ported
 
     def _lexer_one(self, rel: str) -> FileSymbols | None:

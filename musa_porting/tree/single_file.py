@@ -94,7 +94,7 @@ class FilePorter:
         rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
         if rel.startswith("../"):
             root, rel = os.path.dirname(os.path.abspath(path)), os.path.basename(path)
-        data = read_file(path)
+        data = read_file(path, follow=True)  # the file the user named, a link or not
         kind = self.kinds.kind_of(rel)
         if kind is None and self.kinds.may_sniff(rel):
             kind = self.kinds.sniff(data)

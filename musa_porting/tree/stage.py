@@ -6,7 +6,8 @@ is left as it was.
 
 Temp files are hashed names in the output's own folder (``files.temp_name``), or in
 the nearest real folder above it while its folder is pending (see ``output_state``);
-each folder the commit must change is proven writable here first.
+each folder the commit must change is proven writable here first. Every write goes
+through ``OutDir``: relative to a folder fd of the output, following no link.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from .faults import fault
 from .files import copy_file, temp_name, write_chunks, write_file
 from .journal import clear_journal, manifest_temp, remove_temps, write_journal
 from .manifest import MANIFEST_NAME, Manifest
+from .outdir import OutDir
 from .output_state import MISSING, PENDING, OutputState
 from .plan import Planned
 
 
 class Stager:
-    def __init__(self, src: str, out: str, state: OutputState):
-        self.src, self.out, self.state = src, out, state
+    def __init__(self, src: str, outdir: OutDir, state: OutputState):
+        self.src, self.outdir, self.state = src, outdir, state
+        self.out = outdir.out
         self.dirs: list[str] = []  # the run's output folders, parents first
         self.created: list[str] = []  # folders staging created (removed again on failure)
         self.pending: list[str] = []  # folders placed at commit time from temp folders
@@ -43,9 +46,9 @@ class Stager:
         self._journal()
         for d in missing:
             self.created.append(d)  # first: a Ctrl-C right after mkdir must find it
-            self._write(d, os.mkdir, os.path.join(self.out, d))
+            self._write(d, self.outdir.mkdir, d)
         for d in self.pending:
-            self._write(d, lambda path: os.mkdir(path, 0o700), self.temp_path(d))
+            self._write(d, lambda rel: self.outdir.mkdir(rel, 0o700), self.temp_rel(d))
 
     def _journal(self) -> None:
         """Before the first thing is written: what a killed run may leave (journal.py)."""
@@ -54,20 +57,22 @@ class Stager:
         self.stage_dirs = ["", *(d for d in self.dirs if self.state.dirs[d] != PENDING)]
         created = [d for d in self.dirs if self.state.dirs[d] == MISSING]
         try:
-            write_journal(self.out, self.stage_dirs, created)
+            write_journal(self.outdir, self.stage_dirs, created)
         except OSError as exc:
             raise PortError(f"cannot write into the output folder: {exc.strerror or exc}",
                             self.out) from None
         self._journaled = True
 
-    def temp_path(self, rel: str) -> str:
-        return os.path.join(self.out, self.state.stage_dir(rel), temp_name(rel))
+    def temp_rel(self, rel: str) -> str:
+        """Output ``rel``'s temp file (or folder), relative to the output."""
+        return posixpath.join(self.state.stage_dir(rel), temp_name(rel))
 
-    def _write(self, rel: str, write, path: str):
-        """Run one write of output ``rel`` at ``path``; an error names the output."""
+    def _write(self, rel: str, write, tmp: str):
+        """Run one write of output ``rel`` at ``tmp`` (relative to the output); an error
+        names the output."""
         try:
-            fault("stage", path)
-            return write(path)
+            fault("stage", self.outdir.path(tmp))
+            return write(tmp)
         except OSError as exc:
             raise PortError(f"cannot write: {exc.strerror or exc}",
                             os.path.join(self.out, rel) if rel else self.out) from None
@@ -77,16 +82,21 @@ class Stager:
         if p.staged or (p.data is None and not p.copy and p.link is None):
             return
         self._journal()
-        tmp = self.temp_path(p.out_rel)
+        tmp = self.temp_rel(p.out_rel)
+        mode = p.entry.mode
         if p.data is not None:
             data = p.data
-            st = self._write(p.out_rel, lambda path: write_file(path, data, p.entry.mode), tmp)
+            st = self._write(p.out_rel, lambda rel: self._file(rel, write_file, data, mode), tmp)
         elif p.copy:
-            src = os.path.join(self.src, p.entry.rel)
-            st = self._write(p.out_rel, lambda path: copy_file(src, path, p.entry.mode), tmp)
+            src, seen = os.path.join(self.src, p.entry.rel), p.entry.identity
+
+            def copy(name: str, dir_fd: int) -> os.stat_result:
+                return copy_file(src, name, mode, seen, dir_fd)
+
+            st = self._write(p.out_rel, lambda rel: self._file(rel, copy), tmp)
         else:
             target = p.link
-            self._write(p.out_rel, lambda path: _symlink(target, path), tmp)
+            self._write(p.out_rel, lambda rel: self._symlink(target, rel), tmp)
             st = None
         if st is not None:
             p.record.out_size, p.record.out_mtime_ns = st.st_size, st.st_mtime_ns
@@ -99,30 +109,35 @@ class Stager:
             if self.state.dirs.get(d) == PENDING:
                 continue  # created by this run
             self._journal()
-            tmp = os.path.join(self.out, d, temp_name(posixpath.join(d, "\0probe")))
-            self._write(d, lambda path: (write_file(path, b"", 0o600), os.unlink(path)), tmp)
+            tmp = posixpath.join(d, temp_name(posixpath.join(d, "\0probe")))
+            self._write(d, lambda rel: (self._file(rel, write_file, b"", 0o600),
+                                        self.outdir.unlink(rel)), tmp)
 
     def stage_manifest(self, manifest: Manifest) -> None:
         """The new manifest, last: its presence tells recovery the commit may have begun."""
         self._journal()
-        tmp = os.path.join(self.out, manifest_temp())
         lines = (line.encode() for line in manifest.json_lines())
-        self._write(MANIFEST_NAME, lambda path: write_chunks(path, lines, 0o644), tmp)
+        self._write(MANIFEST_NAME, lambda rel: self._file(rel, write_chunks, lines, 0o644),
+                    manifest_temp())
         self.manifest_staged = True
 
     def unstage(self) -> None:
         """Undo staging after a failure: the output is left as it was."""
-        remove_temps(self.out, self.stage_dirs)
+        remove_temps(self.outdir, self.stage_dirs)
         for d in reversed(self.created):
             try:
-                os.rmdir(os.path.join(self.out, d))
+                self.outdir.rmdir(d)
             except OSError:
                 pass  # not empty (holds files we did not write) or already gone
         if self._journaled:
-            clear_journal(self.out)
+            clear_journal(self.outdir)
 
+    def _file(self, rel: str, write, *args):
+        """``write(name, *args, dir_fd=...)`` for the temp file ``rel``: created in its
+        folder's fd, never through a link."""
+        fd, name = self.outdir.at(rel)
+        return write(name, *args, dir_fd=fd)
 
-def _symlink(target: str, path: str) -> None:
-    if os.path.lexists(path):
-        os.unlink(path)
-    os.symlink(target, path)
+    def _symlink(self, target: str, rel: str) -> None:
+        self.outdir.unlink(rel, missing_ok=True)
+        self.outdir.symlink(target, rel)

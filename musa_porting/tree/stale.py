@@ -50,7 +50,8 @@ def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
         if state.dirs.get(rel) == PENDING:  # an edited output where a folder must go
             raise conflict(out, rel, "a file changed since musa-port wrote it is where a "
                                      "folder must go", old)
-    plan.dirs = sorted(set(old.dirs) - dirs, key=lambda r: -r.count("/"))
+    plan.dirs = sorted((d for d in set(old.dirs) - dirs if state.reachable(d)),
+                       key=lambda r: -r.count("/"))
     removed = set(plan.remove)
     for rel, what in outputs.items():
         if what == "forced-dir":

@@ -28,6 +28,14 @@ class Entry:
     size: int
     mtime_ns: int
     ctime_ns: int = 0
+    # Which file the walk saw: a read must find this one (safe_open), not a link or
+    # another file swapped in since.
+    dev: int = 0
+    ino: int = 0
+
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        return (self.dev, self.ino) if self.ino else None
 
 
 def normalize_patterns(patterns: Iterable[str]) -> list[str]:
@@ -108,7 +116,7 @@ def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None,
                     ignored[rel] = pat
                 continue
             entry = Entry(rel, kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns,
-                          st.st_ctime_ns)
+                          st.st_ctime_ns, st.st_dev, st.st_ino)
             yield entry
             if kind == "dir":
                 subdirs.append(rel)

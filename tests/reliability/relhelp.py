@@ -150,6 +150,17 @@ def unprivileged() -> dict:
     return {"preexec_fn": _drop_dac_capabilities}
 
 
+def memory_capped(mb: int = 1500) -> dict:
+    """``cli(..., **memory_capped())``: the run's address space is capped, so one that
+    reads a device without limit fails fast (MemoryError) instead of taking the machine."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+
+    return {"preexec_fn": cap}
+
+
 # -- processes ----------------------------------------------------------------------------
 
 def descendants(pid: int) -> set[int]:

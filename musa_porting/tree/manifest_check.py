@@ -1,0 +1,90 @@
+"""Does a manifest hold what a run writes? Its records, folders and project plan, by
+type, down to each finding and definition.
+
+The manifest is read back from the output, which a tree that ships its own
+``SRC_musa/`` controls: a record whose ``warnings`` is a number, or a finding with an
+unknown ID, would crash a later step of the run (exit 3) when the record is reused.
+Such a record is dropped (``load_manifest`` names it in a warning), so that the file
+is ported again, as it would be without a manifest. The checks are plain ``type``
+tests: a no-change re-run of 100,000 files checks every record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "edits",
+         "lines_changed", "src_ctime_ns")
+_STRS = ("src", "kind", "lang", "src_sha256")
+_COUNTS = ("by_family", "by_rule", "findings_dropped")
+_KINDS = ("ported", "copied", "symlink")
+_DIAG = [str, str, int, int, int, int, str]  # analyze.checks.Diagnostic.to_list
+_DEF = [str, str, int, int]  # analyze.symbols.Definition.to_list
+_SITE = [str, int, int, str]  # rules.project.Site
+
+
+def _row(value: Any, types: list) -> bool:
+    return type(value) is list and list(map(type, value)) == types  # one C loop
+
+
+def _strs(value: Any) -> bool:
+    return type(value) is list and all(type(x) is str for x in value)
+
+
+def record_ok(rec: Any) -> bool:
+    """A manifest record (its JSON object) as a run writes it."""
+    if type(rec) is not dict:
+        return False
+    get = rec.get
+    if not all(type(get(f, 0)) is int for f in _INTS) or get("kind") not in _KINDS:
+        return False
+    if not all(type(get(f, "")) is str for f in _STRS) or not _strs(get("warnings", [])):
+        return False
+    for f in _COUNTS:
+        counts = get(f, {})
+        if type(counts) is not dict or not all(type(n) is int for n in counts.values()):
+            return False
+    diags = get("diagnostics", [])
+    if type(diags) is not list or (diags and not _diagnostics_ok(diags)):
+        return False
+    symbols = get("symbols")
+    return symbols is None or _symbols_ok(symbols)
+
+
+def _diagnostics_ok(rows: list) -> bool:
+    from ..analyze.checks import CHECKS
+
+    return all(type(r) is list and list(map(type, r)) == _DIAG for r in rows) and \
+        {r[0] for r in rows} <= CHECKS.keys()
+
+
+def _symbols_ok(sym: Any) -> bool:
+    return (type(sym) is dict and type(sym.get("defs", [])) is list
+            and all(_row(d, _DEF) for d in sym.get("defs", [])) and _strs(sym.get("taken", []))
+            and type(sym.get("note", "")) is str)
+
+
+def project_ok(plan: Any) -> bool:
+    """A project-symbol plan (rules.project.ProjectPlan.to_json)."""
+    if type(plan) is not dict:
+        return False
+    renames, collisions = plan.get("renames", []), plan.get("collisions", [])
+    if type(renames) is not list or type(collisions) is not list:
+        return False
+    for r in renames:
+        if not (type(r) is list and len(r) == 3 and type(r[0]) is str and type(r[1]) is str
+                and type(r[2]) is list and r[2] and all(_row(s, _SITE) for s in r[2])):
+            return False
+    for c in collisions:
+        if not (type(c) is list and len(c) == 4 and all(type(x) is str for x in c[:3])
+                and type(c[3]) is list and all(_row(s, _SITE) for s in c[3])):
+            return False
+    return True
+
+
+def head_ok(data: dict) -> bool:
+    """The manifest's own fields (not its records)."""
+    return (type(data.get("src", "")) is str and type(data.get("fingerprint", "")) is str
+            and type(data.get("dirs", [])) is list and type(data.get("rules", 0)) is int
+            and type(data.get("options", {})) is dict and project_ok(data.get("project", {}))
+            and type(data.get("files", {})) is dict)
