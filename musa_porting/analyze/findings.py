@@ -31,11 +31,14 @@ MAX_PER_FILE = 1000
 def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
     """(line, column) of each offset, counting newlines in one pass (in C)."""
     out: dict[int, tuple[int, int]] = {}
-    line, pos = 1, 0
+    line, pos, bol = 1, 0, 0
     for off in sorted(set(offsets)):
         line += data.count(b"\n", pos, off)
+        nl = data.rfind(b"\n", pos, off)  # back to the previous offset only: one long
+        if nl >= 0:                        # line costs its length, not findings x length
+            bol = nl + 1
         pos = off
-        out[off] = (line, off - data.rfind(b"\n", 0, off))
+        out[off] = (line, off - bol + 1)
     return out
 
 

@@ -388,7 +388,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     result.exported = [list(x) for x in exported_names.scan(data)]
     enums: list[tuple[int, int]] | None = None
     defined: set[str] = set()
-    line, pos = 1, 0
+    line, pos, bol = 1, 0, 0
     rename = words.vocabulary.rename
     n = len(data)
     named: set[bytes] = set()
@@ -419,8 +419,11 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
             continue
         defined.add(name)
         line += data.count(b"\n", pos, s)
+        nl = data.rfind(b"\n", pos, s)  # back to the previous definition only
+        if nl >= 0:
+            bol = nl + 1
         pos = s
-        result.defs.append(Definition(name, kind, line, s - data.rfind(b"\n", 0, s)))
+        result.defs.append(Definition(name, kind, line, s - bol + 1))
     result.uses = sorted(u for u in (b.decode("ascii", "replace") for b in named if b[:1].isalpha()
                                      or b[:1] == b"_") if u not in defined and rename(u) is not None)
     return result

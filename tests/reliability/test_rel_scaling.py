@@ -1,0 +1,56 @@
+"""Hostile sizes: porting cost grows linearly with the input, whatever its shape
+(issue 28, "quadratic time"). Each test times two sizes of the same input in this
+process and checks the growth, never an absolute time: linear means the larger size
+costs about its size ratio; the bound leaves room for a loaded machine, and a quadratic
+cost, which grows by the square of the ratio, is far beyond it."""
+
+from __future__ import annotations
+
+from relhelp import growth
+
+from musa_porting.analyze.findings import find_diagnostics
+from musa_porting.analyze.symbols import WordFinder, scan_lexer
+from musa_porting.port import lexer
+from musa_porting.port.cxx import port_bytes
+from musa_porting.port.engine import Matcher
+from musa_porting.rules import build_ruleset
+from musa_porting.rules.vocabulary import build_vocabulary
+from musa_porting.tree.active_rules import _knowledge
+
+SLACK = 2.2  # over the size ratio: room for a loaded 2-core machine
+
+
+def linear(small: int, large: int) -> float:
+    """The most growth from ``small`` to ``large`` that passes as linear."""
+    return SLACK * large / small
+
+
+def test_one_long_line_costs_its_length_not_items_times_length():
+    """All of a file's code on one line (minified or generated): each edit, finding,
+    definition, include and marker used to look back to the start of its line, so
+    60,000 edits on an 8.6 MB line took 12 s against 2 s for the same text split into
+    lines. Each step of a file's port is timed on a line of its own items. (The look
+    back runs at memory speed: only thousands of items on megabytes of line show it,
+    hence 8 times the size.)"""
+    matcher = Matcher(build_ruleset().rewriting())
+    knowledge = _knowledge(build_ruleset(), frozenset())
+    words = WordFinder(build_vocabulary())
+    target = WordFinder(build_vocabulary().reversed())
+
+    steps = {  # what is timed: the item the line repeats, the work, what it finds of n
+        "edits": (b"cudaMalloc(&p, %d); ", lambda src: len(port_bytes(src, matcher).edits), 1),
+        "findings": (b"cudaFooBar%d(q); ",
+                     lambda src: len(find_diagnostics(src, src, [], knowledge, limit=len(src))), 1),
+        "definitions": (b"int gemm_cuda_%d(int a) { return a; } ",
+                        lambda src: len(scan_lexer(src, words, target).defs), 1),
+        # Not at a line's start: not includes, and each one was looked back from.
+        "includes": (b"x #include <k%d.h> ", lambda src: len(lexer.includes(src)), 0),
+        "markers": (b"MUSIFY_EXCL_LINE%d ", lambda src: len(lexer.marker_spans(src)), 1),
+    }
+    for name, (unit, work, each) in steps.items():
+        def make(n: int) -> tuple[bytes, int]:
+            return b"".join(unit % i + b"x = y + z; " * 180 for i in range(n)) + b"\n", n  # noqa: B023
+
+        def step(made: tuple[bytes, int]) -> None:
+            assert work(made[0]) == each * made[1], name  # noqa: B023
+        assert growth(step, make, 1_000, 8_000) < linear(1_000, 8_000), name
