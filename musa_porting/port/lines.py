@@ -18,6 +18,8 @@ class Lines:
         self._pos = 0  # the last offset asked (in order)
         self._start = 0  # the start of its line
         self._end = -1  # the end of that line (after its newline), once asked
+        self._line_at = 0  # where the line number below was counted to
+        self._line = 1
 
     def start(self, off: int) -> int:
         """The offset where the line holding ``off`` starts."""
@@ -40,3 +42,12 @@ class Lines:
             end = self.data.find(b"\n", off)
             self._end = len(self.data) if end < 0 else end + 1
         return start, self._end
+
+    def position(self, off: int) -> tuple[int, int]:
+        """(line, column) of ``off``, both 1-based, the column in bytes (as compilers
+        count)."""
+        if off < self._line_at or off < self._pos:  # out of order: counted from the start
+            return self.data.count(b"\n", 0, off) + 1, off - self.data.rfind(b"\n", 0, off)
+        self._line += self.data.count(b"\n", self._line_at, off)
+        self._line_at = off
+        return self._line, off - self.start(off) + 1

@@ -21,6 +21,7 @@ from ...analyze import python_findings as pf
 from ...analyze.checks import Diagnostic
 from ...rules.vocabulary import Vocabulary, build_vocabulary
 from ..engine import Edit, Matcher, rewrite
+from ..lines import Lines
 from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
@@ -270,19 +271,20 @@ def _ends_with_colon(lx: Lexed, start: int, end: int) -> bool:
 
 def _place(src: bytes, out: bytes, edits: list[Edit],
            found: list[tuple[int, pf.PyFinding]]) -> list[Diagnostic]:
-    """Findings at their place in the ported file and in the original (1-based)."""
+    """Findings at their place in the ported file and in the original (1-based). In
+    file order, the edits before each finding are summed once for all (per finding,
+    the sum cost findings x edits)."""
     diags = []
+    by_end = sorted(edits, key=lambda e: e.end)
+    src_lines, out_lines = Lines(src), Lines(out)
+    shift, done = 0, 0
     for off, f in sorted(found, key=lambda x: x[0]):
-        shift = sum(len(e.new.encode("utf-8", "surrogateescape")) - (e.end - e.start)
-                    for e in edits if e.end <= off)
-        out_off = off + shift
-        sline, scol = _line_col(src, off)
-        line, col = _line_col(out, out_off)
+        while done < len(by_end) and by_end[done].end <= off:
+            e = by_end[done]
+            shift += len(e.new.encode("utf-8", "surrogateescape")) - (e.end - e.start)
+            done += 1
+        sline, scol = src_lines.position(off)
+        line, col = out_lines.position(off + shift)
         diags.append(Diagnostic(f.id, f.text, line, col, sline, scol, f.message))
     diags.sort(key=lambda d: (d.line, d.column, d.id))
     return diags
-
-
-def _line_col(data: bytes, off: int) -> tuple[int, int]:
-    return data.count(b"\n", 0, off) + 1, off - data.rfind(b"\n", 0, off)
-
