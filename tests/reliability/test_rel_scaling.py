@@ -14,6 +14,7 @@ from musa_porting.analyze.symbols import WordFinder, scan_lexer
 from musa_porting.port import lexer
 from musa_porting.port.cxx import port_bytes
 from musa_porting.port.engine import Edit, Matcher
+from musa_porting.port.includes import IncludeResolver
 from musa_porting.port.python.source import port_python, python_rules
 from musa_porting.rules import build_ruleset
 from musa_porting.rules.project import ProjectPlan, Rename, Site
@@ -95,3 +96,19 @@ def test_project_symbol_findings_are_placed_in_linear_time():
         assert len(found) == len(plan.renames) and found[-1].column == 6
 
     assert growth(place, make, 1_000, 8_000) < linear(1_000, 8_000)
+
+
+def test_includes_found_anywhere_in_the_tree_cost_linear_time():
+    """Thousands of folders, each with a source that includes "sub/common.h", which
+    is not beside it, and a common.h of its own: each folder's include was checked
+    against every common.h of the tree (6,000 folders took 35 s against 4.8 s)."""
+    def make(n: int) -> tuple[list[str], list[str]]:
+        sources = [f"d{i}/a.cpp" for i in range(n)]
+        return sources, sources + [f"d{i}/common.h" for i in range(n)] + ["lib/sub/common.h"]
+
+    def resolve(made: tuple[list[str], list[str]]) -> None:
+        sources, files = made
+        resolver = IncludeResolver(files)
+        assert {resolver.resolve(s, "sub/common.h") for s in sources} == {"lib/sub/common.h"}
+
+    assert growth(resolve, make, 1_000, 8_000) < linear(1_000, 8_000)
