@@ -20,6 +20,7 @@ from musa_porting.rules import build_ruleset
 from musa_porting.rules.project import ProjectPlan, Rename, Site
 from musa_porting.rules.vocabulary import build_vocabulary
 from musa_porting.tree.active_rules import _knowledge
+from musa_porting.tree.walk import Ignorer
 
 SLACK = 2.2  # over the size ratio: room for a loaded 2-core machine
 
@@ -112,3 +113,19 @@ def test_includes_found_anywhere_in_the_tree_cost_linear_time():
         assert {resolver.resolve(s, "sub/common.h") for s in sources} == {"lib/sub/common.h"}
 
     assert growth(resolve, make, 1_000, 8_000) < linear(1_000, 8_000)
+
+
+def test_ignore_patterns_cost_linear_time_however_many_wildcards():
+    """An ignore pattern with many wildcards: backtracking regexes cost the name's
+    length to the power of its wildcards (``*a*a*a*b`` took 0.25 s per 250-character
+    name, ten stars never finished; so did three ``**`` on a deep path)."""
+    ignorer = Ignorer(["*a*a*b", "x/**/a/**/b"])  # two wildcards: quadratic, before
+
+    def make(n: int) -> list[str]:
+        return ["a" * n, "x/" + "a/" * (n // 2) + "c"]
+
+    def match(paths: list[str]) -> None:
+        for _ in range(200):
+            assert [ignorer.match(p, False) for p in paths] == [None, None]
+
+    assert growth(match, make, 100, 800) < linear(100, 800)
