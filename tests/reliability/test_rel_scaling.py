@@ -16,6 +16,7 @@ from musa_porting.port.cxx import port_bytes
 from musa_porting.port.engine import Edit, Matcher
 from musa_porting.port.includes import IncludeResolver
 from musa_porting.port.python.source import port_python, python_rules
+from musa_porting.port.shell_lexer import lex_make, lex_shell
 from musa_porting.rules import build_ruleset
 from musa_porting.rules.project import ProjectPlan, Rename, Site
 from musa_porting.rules.vocabulary import build_vocabulary
@@ -129,3 +130,18 @@ def test_ignore_patterns_cost_linear_time_however_many_wildcards():
             assert [ignorer.match(p, False) for p in paths] == [None, None]
 
     assert growth(match, make, 100, 800) < linear(100, 800)
+
+
+def test_nested_substitutions_in_build_files_cost_linear_time():
+    """``$(info $(info ...))`` nested in a Makefile line: each level rescanned the rest
+    of the line for its close (1,000 levels: 0.4 s; 10,000: 41 s). And shell's ``$(``
+    nested, lexed one level inside another (a RecursionError from 1,000 levels)."""
+    def make(n: int) -> tuple[str, str]:
+        return ("x = " + "$(info " * n + "nvcc" + ")" * n + "\n",
+                "x=" + '"$(' * n + "nvcc -c k.cu" + ')"' * n + "\n")
+
+    def lex(made: tuple[str, str]) -> None:
+        makefile, script = made
+        assert lex_make(makefile).statements and lex_shell(script).statements
+
+    assert growth(lex, make, 500, 4_000) < linear(500, 4_000)
