@@ -25,7 +25,7 @@ from ..lines import Lines
 from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
-from .lexer import COMMENT, FSTRING, STRING, Lexed, lex, source_encoding
+from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
 from .names import LAUNCH, NEEDS_TORCH_MUSA, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
@@ -178,7 +178,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
         else:
             fixed.insert(0, (spot[0], spot[0], spot[1], LAUNCH))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
-        broken = _syntax_error(data)
+        broken = _unreadable_encoding(data) or _syntax_error(data)
         if broken is not None:
             found.append((broken[0], pf.file_not_parsed(broken[1])))
     result = rewrite(data, _EMPTY_MATCHER, fixed=fixed)
@@ -199,7 +199,7 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     try:
         text = raw.decode(encoding)
         res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end))
-    except (UnicodeDecodeError, LookupError):
+    except (UnicodeError, LookupError):
         res = None
         reason = f"it is not valid {encoding}"
     except NotParsed as exc:
@@ -224,6 +224,16 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
                       if encoding == "utf-8" else new.encode(encoding), rule))
     for off, f in res.findings:
         found.append((first + (off if ascii_text else len(text[:off].encode(encoding))), f))
+
+
+def _unreadable_encoding(data: bytes) -> tuple[int, str] | None:
+    """Where and why the file declares an encoding CPython cannot read source in."""
+    cookie = coding_cookie(data)
+    if cookie is None or readable_encoding(cookie[0]) is not None:
+        return None
+    line = data.count(b"\n", 0, cookie[1]) + 1
+    return cookie[1], (f"line {line}: its coding cookie names '{cookie[0]}', which is not an "
+                       "encoding Python reads source files in")
 
 
 def _syntax_error(data: bytes) -> tuple[int, str] | None:
