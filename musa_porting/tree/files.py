@@ -12,12 +12,21 @@ from ..errors import PortError
 from .manifest import TMP_SUFFIX
 
 
+def cannot_read(exc: OSError, path: str) -> PortError:
+    """The error for a file that could not be read. One that is gone was there when
+    the walk listed it: it vanished during the run (deleted or renamed)."""
+    if isinstance(exc, FileNotFoundError) or not os.path.lexists(path):
+        return PortError("vanished during the run (deleted or renamed after musa-port listed "
+                         "it); run again", path)
+    return PortError(f"cannot read: {exc.strerror or exc}", path)
+
+
 def read_file(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
             return fh.read()
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
+        raise cannot_read(exc, path) from None
 
 
 def read_source(path: str) -> tuple[bytes, os.stat_result]:
@@ -28,7 +37,7 @@ def read_source(path: str) -> tuple[bytes, os.stat_result]:
             data = fh.read()
             return data, os.fstat(fh.fileno())
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
+        raise cannot_read(exc, path) from None
 
 
 def sha256_of(data: bytes) -> str:
@@ -48,7 +57,7 @@ def files_equal(a: str, b: str) -> bool:
                     return True
     except OSError as exc:
         if not os.path.exists(a) or not os.access(a, os.R_OK):
-            raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
+            raise cannot_read(exc, a) from None
         return False
 
 
@@ -117,13 +126,13 @@ def copy_file(src: str, path: str, mode: int) -> os.stat_result:
     try:
         fin = open(src, "rb")
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+        raise cannot_read(exc, src) from None
     def chunks() -> Iterator[bytes]:
         while True:
             try:
                 chunk = fin.read(1 << 20)
             except OSError as exc:
-                raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+                raise cannot_read(exc, src) from None
             if not chunk:
                 return
             yield chunk

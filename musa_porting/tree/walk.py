@@ -87,6 +87,8 @@ def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None,
             rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
             try:
                 st = item.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # listed, then deleted before it was looked at: not in the tree
             except PermissionError:
                 if not os.access(abs_dir, os.X_OK):  # listed (r) but not searchable (x)
                     raise PortError("cannot search folder: Permission denied", abs_dir) from None
