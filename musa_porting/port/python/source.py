@@ -150,12 +150,15 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
         return PythonPort(data, [])
     lx = lex(data)
     statements: dict[tuple[int, int], None] = {}
+    last = (0, 0)  # hits come in file order: one in the last statement found needs no search
     for m in hits:
         i = lx.span_at(m.start())
         kind = lx.kinds[i] if i >= 0 else None
-        if m.lastgroup == "code" and kind in (None, FSTRING) or \
-                m.lastgroup == "str" and kind in (STRING, FSTRING):
-            statements.setdefault(lx.statement(m.start()))
+        if (m.lastgroup == "code" and kind in (None, FSTRING) or
+                m.lastgroup == "str" and kind in (STRING, FSTRING)) and \
+                not last[0] <= m.start() < last[1]:
+            last = lx.statement(m.start())
+            statements.setdefault(last)
     encoding = source_encoding(data)
     paths = rules.paths
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
