@@ -77,13 +77,15 @@ FILE_OF = {"cxx": "k.cu", "python": "m.py", "cmake": "CMakeLists.txt", "make": "
 
 
 def _mix(fragments: list[str], size: int = 40):
-    """Fragments in random order; now and then one repeated a thousand times or more
-    (nesting deeper than a recursive parser survives, a line longer than any sane one)."""
+    """Fragments in random order; in a third of the inputs, one of them repeated a
+    hundred to 3,000 times (nesting deeper than a recursive parser survives, thousands
+    of edits on one line or in one statement)."""
     some = st.one_of(st.sampled_from(fragments), st.sampled_from(_COMMON))
-    repeated = st.tuples(some, st.integers(100, 3000)).map(lambda t: t[0] * t[1])
-    pieces = st.one_of(some, some, some, _BYTES, repeated)
-    return st.lists(pieces, max_size=size).map(
-        lambda parts: "".join(parts).encode("utf-8", "surrogateescape"))
+    repeated = st.one_of(st.just(""), st.just(""),
+                         st.tuples(some, st.integers(100, 3000)).map(lambda t: t[0] * t[1]))
+    return st.tuples(st.lists(st.one_of(some, some, _BYTES), max_size=size), repeated,
+                     st.integers(0, size)).map(
+        lambda t: "".join(t[0][:t[2]] + [t[1]] + t[0][t[2]:]).encode("utf-8", "surrogateescape"))
 
 
 def sources(kind: str):
