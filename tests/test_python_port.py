@@ -297,6 +297,18 @@ def test_a_file_with_an_unusable_coding_cookie_does_not_stop_the_port(tmp_path):
     assert (tmp_path / "out" / "b.py").read_bytes().endswith(b"torch.musa.is_available()\n")
 
 
+def test_brackets_nested_past_cpythons_parser_stack_get_the_files_finding_not_a_crash():
+    """About 200 open brackets exhaust CPython's parser stack, which raises MemoryError
+    rather than SyntaxError (found by the Python fuzz target: it escaped the whole-file
+    parse, and stopped the port). The file gets the finding, and still ports."""
+    for src in ("[" * 194 + "import torch\nx = torch.cuda.device_count()\n",
+                "[" * 194 + "import torch\n"):  # with nothing to port, as a launch file
+        p = port_python(src.encode(), RULES, launch=True)
+        assert p.data.decode() == src.replace("torch.cuda", "torch.musa")
+        assert [d.id for d in p.diagnostics] == ["MP4007"]
+        assert "nested too deeply" in p.diagnostics[0].message
+
+
 @pytest.mark.parametrize("broken", [
     'exec "x = 1"', "y = `x`", "ok = a <> b", "try:\n    pass\nexcept ValueError, e:\n    pass",
     'raise ValueError, "m"', "mode = 0777", 's = ur"x"', "f = (1,\n     2",

@@ -260,8 +260,8 @@ def _syntax_error(data: bytes) -> tuple[int, str] | None:
         return offset, f"line {line}: {exc.msg}"
     except ValueError as exc:  # NUL bytes, on older Pythons
         return 0, str(exc)
-    except RecursionError:  # CPython cannot compile it either (a 5,000-term sum)
-        return 0, "it is nested too deeply for CPython to compile"
+    except (RecursionError, MemoryError):  # CPython cannot compile it either (a 5,000-term
+        return 0, "it is nested too deeply for CPython to compile"  # sum; 200 open brackets)
     return None
 
 
