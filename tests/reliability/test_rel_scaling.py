@@ -9,6 +9,7 @@ from __future__ import annotations
 from relhelp import growth
 
 from musa_porting.analyze.findings import find_diagnostics
+from musa_porting.analyze.hazards import find_hazards
 from musa_porting.analyze.project_findings import project_findings
 from musa_porting.analyze.symbols import WordFinder, scan_lexer
 from musa_porting.port import lexer
@@ -46,22 +47,34 @@ def test_one_long_line_costs_its_length_not_items_times_length():
     words = WordFinder(build_vocabulary())
     target = WordFinder(build_vocabulary().reversed())
 
+    def each(n: int) -> int:
+        return n
+
+    def once(n: int) -> int:  # hazards: one finding per check and line
+        return 1
+
+    def none(n: int) -> int:
+        return 0
+
     steps = {  # what is timed: the item the line repeats, the work, what it finds of n
-        "edits": (b"cudaMalloc(&p, %d); ", lambda src: len(port_bytes(src, matcher).edits), 1),
+        "edits": (b"cudaMalloc(&p, %d); ", lambda src: len(port_bytes(src, matcher).edits), each),
         "findings": (b"cudaFooBar%d(q); ",
-                     lambda src: len(find_diagnostics(src, src, [], knowledge, limit=len(src))), 1),
+                     lambda src: len(find_diagnostics(src, src, [], knowledge, limit=len(src))), each),
+        "warp constants": (b"int WARP_%d = 32; ", lambda src: len(find_hazards(src)), once),
+        "ballots": (b"unsigned m%d = __ballot_sync(x, y); ", lambda src: len(find_hazards(src)), once),
+        "arch words": (b"x%d = SM80 + 1; ", lambda src: len(find_hazards(src)), none),
         "definitions": (b"int gemm_cuda_%d(int a) { return a; } ",
-                        lambda src: len(scan_lexer(src, words, target).defs), 1),
+                        lambda src: len(scan_lexer(src, words, target).defs), each),
         # Not at a line's start: not includes, and each one was looked back from.
-        "includes": (b"x #include <k%d.h> ", lambda src: len(lexer.includes(src)), 0),
-        "markers": (b"MUSIFY_EXCL_LINE%d ", lambda src: len(lexer.marker_spans(src)), 1),
+        "includes": (b"x #include <k%d.h> ", lambda src: len(lexer.includes(src)), none),
+        "markers": (b"MUSIFY_EXCL_LINE%d ", lambda src: len(lexer.marker_spans(src)), each),
     }
-    for name, (unit, work, each) in steps.items():
+    for name, (unit, work, expect) in steps.items():
         def make(n: int) -> tuple[bytes, int]:
             return b"".join(unit % i + b"x = y + z; " * 180 for i in range(n)) + b"\n", n  # noqa: B023
 
         def step(made: tuple[bytes, int]) -> None:
-            assert work(made[0]) == each * made[1], name  # noqa: B023
+            assert work(made[0]) == expect(made[1]), name  # noqa: B023
         assert growth(step, make, 1_000, 8_000) < linear(1_000, 8_000), name
 
 
