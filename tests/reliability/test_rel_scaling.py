@@ -170,7 +170,7 @@ def test_build_files_with_thousands_of_edits_cost_linear_time():
     ctx = BuildContext("build.sh", ("mp_22",), {"k.cu": "k.mu"}, rename_cu=True,
                        macro=lambda name: None, keep=frozenset())
     units = {"shell": b"nvcc -c k.cu -lcudart\n", "make": b"NVCC ?= $(CUDA_HOME)/bin/nvcc\n",
-             "cmake": b"set(CUDA_NVCC_FLAGS -arch=sm_80)\n"}
+             "cmake": b"set(CUDA_NVCC_FLAGS -arch=sm_80)\nenable_language(CUDA)\n#" + b" x" * 500 + b"\n"}
 
     def make(n: int) -> tuple[dict[str, bytes], int]:
         return {kind: unit * n for kind, unit in units.items()}, n
