@@ -26,3 +26,10 @@ class PortError(Exception):
                     where += f":{self.column}"
             where += ": "
         return where + self.message
+
+
+def internal_error(exc: BaseException) -> str:
+    """The one line a bug gets: what it was, and how to see where (the trace is for
+    ``MUSA_PORT_DEBUG=1``)."""
+    return (f"internal error: {type(exc).__name__}: {exc} (set MUSA_PORT_DEBUG=1 for "
+            "details; please report it)")

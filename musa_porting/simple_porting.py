@@ -29,7 +29,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from .errors import PortError
+from .errors import PortError, internal_error
 from .shadow import shadow_warning
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
@@ -470,6 +470,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PortError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted; outputs are each old or new, run again to complete",
+              file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one line, as musa-port says it
+        if os.environ.get("MUSA_PORT_DEBUG"):
+            raise
+        print(f"error: {internal_error(exc)}", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -244,6 +244,21 @@ def test_port_then_build_in_one_step(tmp_path):
     assert "musa-port build: ok" in proc.stdout
 
 
+@pytest.mark.parametrize("args, says", [
+    ('--arch mp_31 "libops.so', "quot"),  # an unbalanced quote (issue 28 item 14)
+    ("--no-such-option", "--no-such-option"),
+    ("-O", "-O"),  # an option without its value
+])
+def test_build_args_are_checked_before_anything_is_ported(tmp_path, args, says):
+    """A --build-args value the build cannot read is one error line, exit 2, before the
+    port: it was found after the output was written (exit 3 for a quote)."""
+    shutil.copytree(BUILD_CASE, tmp_path / "bc")
+    proc = run_cli(tmp_path / "bc", "-q", "--build", "--build-args", args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "--build-args" in proc.stderr and says in proc.stderr
+    assert not (tmp_path / "bc_musa").exists()
+
+
 def test_relative_include_dirs_work_from_the_callers_folder(ported, tmp_path, monkeypatch):
     (tmp_path / "extra").mkdir()
     (tmp_path / "extra" / "extra.h").write_text("#define EXTRA 1\n")

@@ -294,6 +294,17 @@ def test_shell_quotes_substitutions_heredocs_and_echo():
     assert at(found, 8) == ["MP3103"]  # a one-word string is a value: reported, kept
 
 
+@pytest.mark.parametrize("opening", ["$(", '"$(', "$( ("])
+def test_deeply_nested_substitutions_are_ported_without_recursion(opening):
+    """A script that calls nvcc, with 1,000 nested ``$(`` (or quotes and parentheses
+    inside them): the lexer recursed per level and died of RecursionError, exit 3
+    (issue 28 item 9). The script is ported, and so is nvcc inside the nesting."""
+    closing = {"$(": ")", '"$(': ')"', "$( (": ") )"}[opening]
+    nested = opening * 1000 + "nvcc -c k.cu" + closing * 1000
+    out, _ = port("#!/bin/sh\nnvcc -c a.cu\nx=" + nested + "\n", "shell")
+    assert out == "#!/bin/sh\nmcc -c a.mu\nx=" + nested.replace("nvcc -c k.cu", "mcc -c k.mu") + "\n"
+
+
 def test_macro_names_follow_the_rules_and_keep_silences():
     out, found = port("CXXFLAGS += -DMMCV_WITH_CUDA -D__CUDA_NO_HALF_OPERATORS__\n", "make",
                       macros={"MMCV_WITH_CUDA": "MMCV_WITH_MUSA"},

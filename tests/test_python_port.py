@@ -273,6 +273,42 @@ def test_a_file_too_deeply_nested_for_python_gets_a_finding_not_a_crash():
     assert "nested too deeply" in p.diagnostics[0].message
 
 
+@pytest.mark.parametrize("encoding", ["punycode", "undefined", "rot13", "utf-16", "cp037", "bogus"])
+def test_a_coding_cookie_python_cannot_read_source_in_gets_the_files_finding(encoding):
+    """CPython refuses these (not a text encoding, not ASCII-compatible, unknown):
+    the file does not run. Before, punycode and undefined crashed the whole port
+    (exit 3, issue 28 item 10). The statements are ported as UTF-8 text, and the file
+    gets the finding that it does not parse, with CPython's reason."""
+    src = f"# coding: {encoding}\nimport torch\nx = torch.cuda.device_count()\n"
+    p = port_python(src.encode(), RULES)
+    assert p.data.decode() == src.replace("torch.cuda", "torch.musa")
+    assert [(d.id, d.line) for d in p.diagnostics] == [("MP4007", 1)]
+    assert f"'{encoding}', which is not an encoding" in p.diagnostics[0].message
+
+
+def test_a_file_with_an_unusable_coding_cookie_does_not_stop_the_port(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_bytes(b"# coding: punycode\nimport torch\nx = torch.cuda.is_available()\n")
+    (src / "b.py").write_bytes(b"import torch\ny = torch.cuda.is_available()\n")
+    proc = run_cli(src, "-o", tmp_path / "out", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "a.py").read_bytes().endswith(b"torch.musa.is_available()\n")
+    assert (tmp_path / "out" / "b.py").read_bytes().endswith(b"torch.musa.is_available()\n")
+
+
+def test_brackets_nested_past_cpythons_parser_stack_get_the_files_finding_not_a_crash():
+    """About 200 open brackets exhaust CPython's parser stack, which raises MemoryError
+    rather than SyntaxError (found by the Python fuzz target: it escaped the whole-file
+    parse, and stopped the port). The file gets the finding, and still ports."""
+    for src in ("[" * 194 + "import torch\nx = torch.cuda.device_count()\n",
+                "[" * 194 + "import torch\n"):  # with nothing to port, as a launch file
+        p = port_python(src.encode(), RULES, launch=True)
+        assert p.data.decode() == src.replace("torch.cuda", "torch.musa")
+        assert [d.id for d in p.diagnostics] == ["MP4007"]
+        assert "nested too deeply" in p.diagnostics[0].message
+
+
 @pytest.mark.parametrize("broken", [
     'exec "x = 1"', "y = `x`", "ok = a <> b", "try:\n    pass\nexcept ValueError, e:\n    pass",
     'raise ValueError, "m"', "mode = 0777", 's = ur"x"', "f = (1,\n     2",

@@ -107,6 +107,20 @@ def test_module_command_malformed_json(csrc, flag, value, message):
     assert not (csrc.parent / "csrc_musa").exists()
 
 
+def test_module_command_says_a_bug_in_one_line(csrc, monkeypatch, capsys):
+    """Whatever goes wrong, the command line prints one error line, never a traceback
+    (issue 28 item 11): a bug is exit 3 with how to see the details."""
+    def broken(self):
+        raise RuntimeError("something unforeseen")
+
+    monkeypatch.setattr(SimplePorting, "run", broken)
+    monkeypatch.delenv("MUSA_PORT_DEBUG", raising=False)
+    assert musa_sp.main(["--cuda-dir-path", str(csrc)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: internal error: RuntimeError: something unforeseen")
+    assert len(err.splitlines()) == 1 and "MUSA_PORT_DEBUG=1" in err
+
+
 # -- torch_musa's types, as the original accepts them ---------------------------------
 
 def test_dict_in_the_ignore_slot_is_an_error_with_the_fix(csrc):

@@ -20,6 +20,7 @@ from ..port import build_names as bn
 from ..port import nvcc_flags as nf
 from ..port.build_rewrite import REF, TARGET, Change, Note
 from ..port.build_words import TEXT, Word
+from ..port.lexer import merge_spans
 from .checks import Diagnostic
 from .findings import _line_cols
 
@@ -223,8 +224,13 @@ def build_diagnostics(src: bytes, out: bytes, changes: Sequence[Change], notes: 
         explained.append((o_start, max(o_end, o_start + 1)))
         raw.append((o_start, n.start, n.id, n.text, n.message))
     out_protected = [(omap.to_out(s), omap.to_out(e, end=True)) for s, e in protected]
+    # Spans a finding may not start in, merged: one bisect per finding (checking each
+    # span cost findings x notes: 6,400 recipe lines took 6 s).
+    quiet = merge_spans(explained + out_protected)
+    quiet_starts = [s for s, _ in quiet]
     for f in scan_words(words, keep):
-        if any(s <= f.start < e for s, e in explained + out_protected):
+        i = bisect_right(quiet_starts, f.start) - 1
+        if i >= 0 and f.start < quiet[i][1]:
             continue
         raw.append((f.start, omap.to_src(f.start), f.id, f.text, f"{f.problem}; {f.suggestion}"))
     if not raw:

@@ -15,6 +15,7 @@ from itertools import islice
 
 from ..port import lexer
 from ..port.engine import Edit
+from ..port.lines import Lines
 from ..rules.project import KEPT_LIBRARY_NAME
 from .arches import Target
 from .checks import Diagnostic
@@ -30,13 +31,8 @@ MAX_PER_FILE = 1000
 
 def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
     """(line, column) of each offset, counting newlines in one pass (in C)."""
-    out: dict[int, tuple[int, int]] = {}
-    line, pos = 1, 0
-    for off in sorted(set(offsets)):
-        line += data.count(b"\n", pos, off)
-        pos = off
-        out[off] = (line, off - data.rfind(b"\n", 0, off))
-    return out
+    lines = Lines(data)
+    return {off: lines.position(off) for off in sorted(set(offsets))}
 
 
 def find_diagnostics(

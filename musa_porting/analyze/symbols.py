@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..port import lexer
+from ..port.lines import Lines
 from ..rules.vocabulary import Vocabulary
 from . import exported as exported_names
 
@@ -388,7 +389,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     result.exported = [list(x) for x in exported_names.scan(data)]
     enums: list[tuple[int, int]] | None = None
     defined: set[str] = set()
-    line, pos = 1, 0
+    lines = Lines(data)
     rename = words.vocabulary.rename
     n = len(data)
     named: set[bytes] = set()
@@ -418,9 +419,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
         if kind is None:
             continue
         defined.add(name)
-        line += data.count(b"\n", pos, s)
-        pos = s
-        result.defs.append(Definition(name, kind, line, s - data.rfind(b"\n", 0, s)))
+        result.defs.append(Definition(name, kind, *lines.position(s)))
     result.uses = sorted(u for u in (b.decode("ascii", "replace") for b in named if b[:1].isalpha()
                                      or b[:1] == b"_") if u not in defined and rename(u) is not None)
     return result

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 
 from ..port.arch_values import MUSA_VALUES
+from ..port.lines import Lines
 from .arches import ARCHES
 from .scan import Hazard, Scan
 
@@ -148,12 +149,12 @@ def _ported_threshold(cuda: str, op: str, number: int) -> bool:
 def _sm_macros(scan: Scan) -> Iterator[Hazard]:
     """NVIDIA arch macros in #if lines: found from their SMxx words, then the line."""
     data = scan.out
-    lines = set()
+    lines, seen = Lines(data), set()
     for at in scan.at(*SM_KEYS):
-        bol = data.rfind(b"\n", 0, at) + 1
-        if bol in lines:
+        bol = lines.start(at)
+        if bol in seen:
             continue
-        lines.add(bol)
+        seen.add(bol)
         d = _DIRECTIVE.match(data, _LEAD.match(data, bol).end())
         if d is None:
             continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..port.lines import Lines
 from .arches import wide_names
 from .code_view import angle_args, match, split_args
 from .scan import Hazard, Scan
@@ -24,7 +25,6 @@ _AND31 = re.compile(rb"&=?\s*(?:31|0[xX]1[fF])(?![\w.])")
 _THIRTY_TWO = re.compile(rb"32(?![\w.])")
 _SHIFT5 = re.compile(rb">>=?\s*5(?![\w.])")
 _BLANK = frozenset(b" \t")
-_DEFINE_TAIL = re.compile(rb"#[ \t]*define[ \t]*$")
 _BALLOT_STORE = re.compile(rb"(?:\bunsigned(?:\s+int)?|\buint32_t|\bint|\buint|\bunsigned\s+long)\s+"
                            rb"[A-Za-z_]\w*\s*=\s*$")
 _BALLOT = re.compile(rb"__ballot(?:_sync)?\s*\(|__activemask\s*\(")
@@ -76,8 +76,15 @@ def warp_constant(data: bytes, bol: int, end: int) -> int | None:
         return s
     if s == bol or data[s - 1] not in _BLANK:
         return None
-    d = _DEFINE_TAIL.search(data, bol, s)
-    return d.start() if d is not None else None
+    d = s  # "#define NAME": read back too (a search from the line's start costs the line)
+    while d > bol and data[d - 1] in _BLANK:
+        d -= 1
+    if d - 6 < bol or data[d - 6:d] != b"define":
+        return None
+    d -= 6
+    while d > bol and data[d - 1] in _BLANK:
+        d -= 1
+    return d - 1 if d > bol and data[d - 1] == 0x23 else None  # "#"
 
 
 def _warpish(scan: Scan, pos: int) -> bool:
@@ -116,12 +123,14 @@ def warp_size(scan: Scan) -> Iterator[Hazard]:
             yield Hazard("MP2002", m.start(), m.end(),
                          f"'{m.group().decode()}' divides by a 32-lane warp; {lanes}")
     yield from _thirty_two(scan, lanes)
+    lines = Lines(data)
     for at in scan.at(b"__ballot", b"__activemask"):
         m = _BALLOT.match(data, at)
         if m is None:
             continue
-        bol = data.rfind(b"\n", 0, m.start()) + 1
-        d = _BALLOT_STORE.search(data, bol, m.start())
+        # The declaration the ballot is stored in ends at the call: searched for in the
+        # 1 KB before it, not from the line's start (8,000 ballots on a line took 6 min).
+        d = _BALLOT_STORE.search(data, max(lines.start(m.start()), m.start() - 1024), m.start())
         if d is not None:
             text = data[d.start():m.start()].decode().strip()
             yield Hazard("MP2002", d.start(), d.start() + len(text),
@@ -150,6 +159,7 @@ def _thirty_two(scan: Scan, lanes: _Lanes) -> Iterator[Hazard]:
     ``int32_t``, ``[32]`` or ``, 32)``: the bytes around each rule those out first."""
     data = scan.out
     n = len(data)
+    lines = Lines(data)
     for p in scan.at(b"32"):
         if p and data[p - 1] in IDENT_OR_DOT or p + 2 < n and data[p + 2] in IDENT_OR_DOT:
             continue
@@ -174,8 +184,7 @@ def _thirty_two(scan: Scan, lanes: _Lanes) -> Iterator[Hazard]:
                              f"'{text.decode()}' counts lanes of a 32-lane warp; {lanes}")
             continue
         if prev in IDENT or prev in b"={":
-            bol = data.rfind(b"\n", 0, p) + 1
-            at = warp_constant(data, bol, p)
+            at = warp_constant(data, lines.start(p), p)
             if at is not None:
                 yield Hazard("MP2002", at, p + 2,
                              f"'{data[at:p + 2].decode()}' fixes the warp size at 32; {lanes}: use "

@@ -14,7 +14,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from .. import __version__, interrupts
-from ..errors import PortError
+from ..errors import PortError, internal_error
 from ..shadow import shadow_warning
 from .build_cmd import build_cmd, verify_cmd
 from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
@@ -124,5 +124,4 @@ def run(command: click.Command, argv, prog_name: str) -> None:
     except Exception as exc:  # a bug: say so in one line, keep the trace for debugging
         if os.environ.get("MUSA_PORT_DEBUG"):
             raise
-        fail(f"internal error: {type(exc).__name__}: {exc} (set MUSA_PORT_DEBUG=1 for "
-              "details; please report it)", EXIT_INTERNAL)
+        fail(internal_error(exc), EXIT_INTERNAL)

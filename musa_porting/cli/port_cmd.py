@@ -170,6 +170,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     if write and dry_run:
         raise click.UsageError("--write and --dry-run contradict each other")
     check_outputs(diff=diff, report_json=report_json, report_csv=report_csv, sarif=sarif)
+    build_argv = _build_argv(build_args)
     cfg = project_config(src, config_file, not no_config)
     for w in cfg.warnings:
         click.echo(w, err=True)
@@ -259,11 +260,30 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         echo_check_failure([(src_path(src, f.rel), d) for f, d in failures], level)
         sys.exit(EXIT_CHECK)
     if then_build and not opts.dry_run:
-        import shlex
-
         from .build_cmd import build_cmd
 
-        build_cmd.main([result.output, *shlex.split(build_args), *(["-q"] if quiet else [])],
+        build_cmd.main([result.output, *build_argv, *(["-q"] if quiet else [])],
                        prog_name="musa-port build", standalone_mode=False)
+
+
+def _build_argv(build_args: str) -> list[str]:
+    """``--build-args`` split as a shell splits it, and read as ``musa-port build``
+    reads its options, before anything is ported: a value it cannot read (a quote not
+    closed, an unknown option) stops the run with nothing written, not after."""
+    import shlex
+
+    from .build_cmd import build_cmd
+
+    if not build_args:
+        return []
+    try:
+        argv = shlex.split(build_args)
+    except ValueError:
+        raise click.BadParameter("a quote is not closed", param_hint="'--build-args'") from None
+    try:
+        build_cmd.make_context("musa-port build", ["OUT", *argv]).close()
+    except click.ClickException as exc:
+        raise click.BadParameter(exc.format_message(), param_hint="'--build-args'") from None
+    return argv
 
 

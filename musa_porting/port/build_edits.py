@@ -7,6 +7,7 @@ overlap and removal bookkeeping is in one place whatever the file's language.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 
@@ -48,17 +49,30 @@ class Edits:
         self.text = text
         self.changes: list[Change] = []
         self.notes: list[Note] = []
+        # The spans changed, in order, and their ends: changes never overlap, so the ends
+        # are in order too, and the ones near a new span are a bisect away (checking every
+        # change made before each one cost changes x changes: 4,000 lines took 2.3 s).
         self._taken: list[tuple[int, int]] = []
+        self._ends: list[int] = []
+
+    def _near(self, start: int, end: int):
+        """The changed spans that end at or after ``start`` and start at or before ``end``."""
+        i = bisect_left(self._ends, start)
+        while i < len(self._taken) and self._taken[i][0] <= end:
+            yield self._taken[i]
+            i += 1
 
     def change(self, start: int, end: int, new: str) -> bool:
         """Record a change unless it overlaps one already made (the first wins)."""
-        for s, e in self._taken:
+        for s, e in self._near(start, end):
             if (start < e and s < end) or (start == end and s < start < e) or (
                     s == e and start < s < end) or (start == end == s == e):
                 return False
         if self.text[start:end] == new:
             return False
-        self._taken.append((start, end))
+        i = bisect_right(self._taken, (start, end))
+        self._taken.insert(i, (start, end))
+        self._ends.insert(i, end)
         self.changes.append(Change(start, end, new))
         return True
 
@@ -66,7 +80,7 @@ class Edits:
         self.notes.append(Note(check, start, end, self.text[start:end], problem, suggestion))
 
     def taken(self, start: int, end: int) -> bool:
-        return any(start < e and s < end for s, e in self._taken)
+        return any(start < e and s < end for s, e in self._near(start, end))
 
     def drop(self, start: int, end: int) -> bool:
         """Remove ``[start, end)`` with the blank (or list separator) before it, or, when

@@ -4,6 +4,7 @@ list), and the file's layout for the lines the port inserts."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -42,11 +43,16 @@ def gather_facts(lexed: Lexed) -> FileFacts:
 
 
 def indent_of(text: str, cmd: Command) -> str:
-    """The indentation of ``cmd``'s line, for a line inserted next to it."""
-    line_start = text.rfind("\n", 0, cmd.start) + 1
-    lead = text[line_start:cmd.start]
-    return lead if lead.strip() == "" else ""
+    """The indentation of ``cmd``'s line, for a line inserted next to it (read back
+    from the command: not from the line's start, which costs the line per command)."""
+    k = cmd.start
+    while k > 0 and text[k - 1] != "\n" and text[k - 1].isspace():
+        k -= 1
+    return text[k:cmd.start] if k == 0 or text[k - 1] == "\n" else ""
 
 
+@functools.lru_cache(maxsize=1)
 def newline_of(text: str) -> str:
+    """The file's line end, for inserted lines; looked for once per file (a file that
+    inserts thousands of lines asked thousands of times)."""
     return "\r\n" if "\r\n" in text else "\n"

@@ -16,6 +16,7 @@ file is still copied with whatever could be ported.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -74,8 +75,19 @@ class Lexed:
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
 
 
-def _line(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+class _Lines:
+    """The line of an offset, by bisect on the line starts (found on first need):
+    counting from the file's start for each problem cost problems x size, and a file
+    that is not CMake has a problem per word."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts: list[int] | None = None
+
+    def __call__(self, pos: int) -> int:
+        if self.starts is None:
+            self.starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        return bisect_right(self.starts, pos)
 
 
 def _bracket_end(text: str, pos: int, eqs: str) -> int:
@@ -89,6 +101,7 @@ class _Lexer:
         self.text = text
         self.pos = 0
         self.out = Lexed()
+        self._line = _Lines(text)
 
     def comment(self) -> None:
         """At a ``#``: a bracket comment or a line comment."""
@@ -97,7 +110,7 @@ class _Lexer:
         if m:
             end = _bracket_end(t, m.end(), m.group(1))
             if end < 0:
-                self.out.problems.append((_line(t, p), "unterminated bracket comment"))
+                self.out.problems.append((self._line(p), "unterminated bracket comment"))
                 end = len(t)
         else:
             nl = t.find("\n", p)
@@ -125,7 +138,7 @@ class _Lexer:
             if m:
                 end = _bracket_end(t, m.end(), m.group(1))
                 if end < 0:
-                    self.out.problems.append((_line(t, p), "unterminated bracket argument"))
+                    self.out.problems.append((self._line(p), "unterminated bracket argument"))
                     end = len(t)
                 body_end = max(m.end(), end - len(m.group(1)) - 2)
                 self.pos = end
@@ -134,7 +147,7 @@ class _Lexer:
             m = _QUOTED_BODY.match(t, p + 1)
             end = m.end()
             if end >= len(t):
-                self.out.problems.append((_line(t, p), "unterminated quoted argument"))
+                self.out.problems.append((self._line(p), "unterminated quoted argument"))
                 self.pos = len(t)
                 return Arg("quoted", p, len(t), t[p:], p + 1, t[p + 1:])
             self.pos = end + 1
@@ -153,7 +166,7 @@ class _Lexer:
         while p < len(t) and t[p] in " \t":
             p += 1
         if p >= len(t) or t[p] != "(":
-            self.out.problems.append((_line(t, start), f"expected '(' after {name}"))
+            self.out.problems.append((self._line(start), f"expected '(' after {name}"))
             self.pos = max(p, name_end)
             return
         open_at = p
@@ -163,7 +176,7 @@ class _Lexer:
         while True:
             self.skip_space_and_comments()
             if self.pos >= len(t):
-                self.out.problems.append((_line(t, start), f"{name}( is not closed"))
+                self.out.problems.append((self._line(start), f"{name}( is not closed"))
                 end = len(t)
                 break
             c = t[self.pos]
@@ -192,7 +205,7 @@ class _Lexer:
             if m:
                 self.command(m)
             else:
-                self.out.problems.append((_line(t, self.pos), f"unexpected {t[self.pos]!r}"))
+                self.out.problems.append((self._line(self.pos), f"unexpected {t[self.pos]!r}"))
                 nl = t.find("\n", self.pos)
                 self.pos = len(t) if nl < 0 else nl + 1
 

@@ -444,10 +444,15 @@ def rewrite(
     pos = 0
     line = 1
     line_start = 0
+    last = 0  # the previous edit's start: its line start is known
     for s, e, key, value, rule in found:
         line += data.count(b"\n", pos, s)
-        nl = data.rfind(b"\n", 0, s)
-        line_start = nl + 1
+        # The line's start, looked for back to the previous edit only (back to the
+        # line's start, each time, cost edits x line length on one long line).
+        nl = data.rfind(b"\n", last, s)
+        if nl >= 0:
+            line_start = nl + 1
+        last = s
         pieces.append(data[pos:s])
         pieces.append(value)
         if value != data[s:e]:  # identity rules (X: X) protect text but change nothing

@@ -26,7 +26,10 @@ class IncludeResolver:
 
     The answer depends only on the including file's folder and the target, and the
     files of one folder include the same headers over and over: answers are kept
-    per (folder, target).
+    per (folder, target). The last step does not depend on the folder: each tree path
+    is tabled by its trailing folder and file names, per file name on first need, so
+    that thousands of folders with the same header cost no more than one (checking
+    every same-named file per folder cost folders x files).
     """
 
     def __init__(self, files: Iterable[str], include_dirs: Iterable[str] = (),
@@ -38,6 +41,7 @@ class IncludeResolver:
         self._by_base: dict[str, list[str]] = {}
         for rel in self.files:
             self._by_base.setdefault(posixpath.basename(rel), []).append(rel)
+        self._by_tail: dict[str, dict[str, str]] = {}  # file name -> trailing names -> path
         self._cache: dict[tuple[str, str], str | None] = {}
 
     def resolve(self, including: str, target: str) -> str | None:
@@ -62,10 +66,20 @@ class IncludeResolver:
         norm = posixpath.normpath(target)
         if norm.startswith("..") or "/../" in norm:
             return None
-        for rel in self._by_base.get(posixpath.basename(norm), ()):
-            if rel == norm or rel.endswith("/" + norm):
-                return rel
-        return None
+        return self._tails(posixpath.basename(norm)).get(norm)
+
+    def _tails(self, name: str) -> dict[str, str]:
+        """The tree paths of file ``name`` by each of their trailing parts (``k.h``,
+        ``sub/k.h``, ``lib/sub/k.h``); where two paths end alike, the shallower, then
+        the first in sorted order, wins (the same answer on every run)."""
+        tails = self._by_tail.get(name)
+        if tails is None:
+            tails = self._by_tail[name] = {}
+            for rel in sorted(self._by_base.get(name, ()), key=lambda r: (r.count("/"), r)):
+                parts = rel.split("/")
+                for k in range(1, len(parts) + 1):
+                    tails.setdefault("/".join(parts[-k:]), rel)
+        return tails
 
     def ported_target(self, including: str, target: str) -> str | None:
         """The include text after porting, or None when the target is not in the tree."""

@@ -12,6 +12,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from .lines import Lines
+
 # Comments and literals, leftmost first. Every alternative starts with a literal
 # byte (/ " ') outside its group, so the regex engine skips to candidates with its
 # fast first-byte scan; the span of a token is the whole match.
@@ -79,9 +81,10 @@ _LINE_START = re.compile(rb"[ \t]*")
 
 def _with_directive_messages(data: bytes, spans: list[tuple[int, int, str]]
                              ) -> list[tuple[int, int, str]]:
+    lines = Lines(data)
     messages = [(m.start(1), m.end(1), "strings") for m in _DIRECTIVE_MESSAGE.finditer(data)
                 if m.end(1) > m.start(1)
-                and _LINE_START.fullmatch(data, data.rfind(b"\n", 0, m.start()) + 1, m.start())]
+                and _LINE_START.fullmatch(data, lines.start(m.start()), m.start())]
     if not messages:
         return spans
     starts = [s for s, _, _ in messages]
@@ -101,8 +104,9 @@ def includes(data: bytes) -> list[Include]:
     out = []
     line = 1
     pos = 0
+    lines = Lines(data)
     for m in _INCLUDE_RE.finditer(data):
-        bol = data.rfind(b"\n", 0, m.start()) + 1
+        bol = lines.start(m.start())
         if _LINE_START_OK.fullmatch(data, bol, m.start()) is None:
             continue  # not at the start of a line: inside a comment or a string
         angled = m.group(1) is not None
@@ -121,12 +125,6 @@ def includes(data: bytes) -> list[Include]:
     return out
 
 
-def _line_span(data: bytes, pos: int) -> tuple[int, int]:
-    start = data.rfind(b"\n", 0, pos) + 1
-    end = data.find(b"\n", pos)
-    return start, (len(data) if end < 0 else end + 1)
-
-
 def marker_spans(data: bytes) -> list[tuple[int, int]]:
     """Regions protected by markers, whole lines each.
 
@@ -138,9 +136,10 @@ def marker_spans(data: bytes) -> list[tuple[int, int]]:
         return []
     spans = []
     open_at: int | None = None
+    lines = Lines(data)
     for m in _MARKER_RE.finditer(data):
         word = m.group()
-        line_start, line_end = _line_span(data, m.start())
+        line_start, line_end = lines.span(m.start())
         if word == b"MUSIFY_EXCL_LINE":
             spans.append((line_start, line_end))
         elif word.startswith(b"MUSIFY_EXCL_START") or word.endswith(b"off"):

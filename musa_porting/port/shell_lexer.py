@@ -17,6 +17,7 @@ one a string. Offsets are byte offsets (the text is decoded as Latin-1).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from .build_words import CODE, TEXT, Word, split_words, string_words
@@ -37,54 +38,75 @@ class Lexed:
 
 def _skip_subst(text: str, pos: int, end: int) -> int:
     """At ``$(`` (or ``${``): the index just past the matching close, quotes respected."""
-    close = ")" if text[pos + 1] == "(" else "}"
-    opener = text[pos + 1]
-    depth = 0
-    i = pos + 1
-    while i < end:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == opener:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        elif c in "'\"":
-            i = _skip_quote(text, i, end)
-            continue
-        i += 1
-    return end
+    return _skip_nested(text, pos, end, False)
 
 
 def _skip_quote(text: str, pos: int, end: int, make: bool = False) -> int:
     """At a quote: the index just past its closing quote (or ``end``). In shell, a
     ``$(...)`` inside double quotes is skipped whole (it may hold quotes of its own)."""
-    q = text[pos]
-    i = pos + 1
-    while i < end:
+    return _skip_nested(text, pos, end, make)
+
+
+def _skip_nested(text: str, pos: int, end: int, make: bool) -> int:
+    """At a quote, ``$(`` or ``${``: the index just past its close (or ``end``). The
+    open quotes and substitutions are kept on a list, not on Python's stack: a script
+    with 1,000 nested ``$(`` exceeded the recursion limit. A substitution counts its
+    own kind of bracket; a quote inside it is skipped whole; a double quote holds
+    ``$(...)`` (in shell, not in make's recipes, ``make``)."""
+    frames: list = []  # a quote character, or [opening bracket, closing bracket, depth]
+    i = pos
+    while True:
+        if i >= end:
+            return end
         c = text[i]
-        if q == '"' and c == "\\":
-            i += 2
-            continue
-        if q == '"' and not make and c == "$" and i + 1 < end and text[i + 1] == "(":
-            i = _skip_subst(text, i, end)
-            continue
-        if c == q:
-            return i + 1
+        top = frames[-1] if frames else None
+        if top is None or isinstance(top, str):
+            if top is None and c in "'\"":
+                frames.append(c)
+            elif top is None:  # at the "$" of "$(" or "${"
+                opening = text[i + 1]
+                frames.append([opening, ")" if opening == "(" else "}", 1])
+                i += 1
+            elif top == '"' and c == "\\":
+                i += 1
+            elif top == '"' and not (make and len(frames) == 1) and c == "$" and \
+                    i + 1 < end and text[i + 1] == "(":
+                frames.append(["(", ")", 1])
+                i += 1
+            elif c == top:
+                frames.pop()
+                if not frames:
+                    return i + 1
+        elif c == "\\":
+            i += 1
+        elif c == top[0]:
+            top[2] += 1
+        elif c == top[1]:
+            top[2] -= 1
+            if top[2] == 0:
+                frames.pop()
+                if not frames:
+                    return i + 1
+        elif c in "'\"":
+            frames.append(c)
         i += 1
-    return end
+
+
+# Command substitutions lexed one inside another; deeper ones are split into plain
+# words (a generated or hostile script nests 1,000: each level is a Python call, and
+# each rescans what it holds).
+_MAX_DEPTH = 32
+_FLAT_SEPARATORS = "$()`'\";&|"
 
 
 class _ShellLine:
     """Lexes one stretch of shell text into commands."""
 
-    def __init__(self, text: str, out: Lexed, make: bool):
+    def __init__(self, text: str, out: Lexed, make: bool, depth: int = 0):
         self.text = text
         self.out = out
         self.make = make  # a recipe: make's $(...) references are words, not subshells
+        self.depth = depth  # of command substitution
         self.words: list[Word] = []
         self.prose = False
 
@@ -156,7 +178,9 @@ class _ShellLine:
 
     def subshell(self, start: int, end: int) -> list[Word]:
         """The words of a command substitution, as code."""
-        inner = _ShellLine(self.text, Lexed(), self.make)
+        if self.depth >= _MAX_DEPTH:
+            return split_words(self.text, start, end, CODE, _FLAT_SEPARATORS)
+        inner = _ShellLine(self.text, Lexed(), self.make, self.depth + 1)
         inner.run(start, end)
         self.out.comments += inner.out.comments
         return [w for stmt in inner.out.statements for w in stmt]
@@ -298,16 +322,20 @@ def _make_comment_start(text: str, start: int, end: int) -> int:
 
 def _make_words(text: str, start: int, end: int, out: Lexed) -> None:
     """A make line's words: shell-like quoting, prose inside $(info ...) and friends."""
-    prose_spans = []
+    prose_spans: list[tuple[int, int]] = []  # in order, none inside another
     for m in _MAKE_PROSE.finditer(text, start, end):
+        if prose_spans and m.start() < prose_spans[-1][1]:
+            continue  # $(info $(info ...)): inside the one before, prose already
         stop = _skip_subst(text, m.start(), end)
         prose_spans.append((m.end(), stop - 1))
+    starts = [s for s, _ in prose_spans]
     line = _ShellLine(text, Lexed(), make=True)
     line.run(start, end)
     words: list[Word] = []
     for stmt in line.out.statements:
         for w in stmt:
-            if any(s <= w.start < e for s, e in prose_spans):
+            i = bisect_right(starts, w.start) - 1
+            if i >= 0 and w.start < prose_spans[i][1]:
                 words.append(Word(w.start, w.end, w.text, TEXT))
             else:
                 words.append(w)

@@ -248,11 +248,25 @@ def vocabulary_section(path: str | os.PathLike) -> dict | None:
     return section if isinstance(section, dict) else None
 
 
+def not_unicode(text: str) -> bool:
+    """Whether ``text`` holds half a UTF-16 pair (JSON's ``"\\ud800"``): no character,
+    which no file can hold and no rule can write."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _check_entries(path: Path, entries, allow_rich_values: bool):
     seen: dict[str, int] = {}
     for key, val, line, col in entries:
         if key == "":
             raise PortError("empty rule key", str(path), line, col)
+        for what, text in (("key", key), ("value", val)):
+            if isinstance(text, str) and not_unicode(text):
+                raise PortError(f"the {what} {text!r} is not Unicode text: it holds half of a "
+                                "UTF-16 surrogate pair", str(path), line, col)
         if key in seen:
             raise PortError(f"duplicate key {key!r} (first at line {seen[key]})",
                             str(path), line, col)
@@ -331,6 +345,9 @@ def _rich_rules(p: Path, text: str, fields, family: str, meta: dict | None) -> l
         musa = attrs.get("musa")
         if musa is not None and not isinstance(musa, str):
             raise PortError(f"'musa' of {key!r} must be a string", str(p), line, col)
+        if musa is not None and not_unicode(musa):
+            raise PortError(f"'musa' of {key!r} is not Unicode text: it holds half of a UTF-16 "
+                            "surrogate pair", str(p), line, col)
         if musa is None and status != "unsupported":
             raise PortError(f"entry {key!r} has no 'musa' name; only unsupported entries may omit it",
                             str(p), line, col)

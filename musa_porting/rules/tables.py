@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import PortError
 from ..safe_open import read_regular
-from .files import load_rule_file
+from .files import load_rule_file, not_unicode
 from .model import USER_FAMILY, Rule, RuleSet
 from .table_cache import cached_tables
 from .vocabulary import VOCABULARY_FILE
@@ -145,6 +145,9 @@ def build_ruleset(
                 raise PortError("mapping_rule keys must be non-empty strings")
             if not isinstance(value, str):  # "" deletes the key's text
                 raise PortError(f"mapping_rule value for {key!r} must be a string")
+            if not_unicode(key) or not_unicode(value):
+                raise PortError(f"mapping_rule {key!r}: {value!r} is not Unicode text: it holds "
+                                "half of a UTF-16 surrogate pair")
             rs.rules[key] = Rule(key, value, USER_FAMILY, source="mapping_rule")
         rs.sources.append("mapping_rule")
     return rs

@@ -13,13 +13,22 @@ from ..safe_open import NOFOLLOW, open_regular, read_regular, read_regular_stat
 from .manifest import TMP_SUFFIX
 
 
+def cannot_read(exc: OSError, path: str) -> PortError:
+    """The error for a file that could not be read. One that is gone was there when
+    the walk listed it: it vanished during the run (deleted or renamed)."""
+    if isinstance(exc, FileNotFoundError) or not os.path.lexists(path):
+        return PortError("vanished during the run (deleted or renamed after musa-port listed "
+                         "it); run again", path)
+    return PortError(f"cannot read: {exc.strerror or exc}", path)
+
+
 def read_file(path: str, expect: tuple[int, int] | None = None, follow: bool = False) -> bytes:
     """A regular file's bytes (never a FIFO's or a device's; not through a link unless
     ``follow``); ``expect``: the (device, inode) the walk saw (see safe_open)."""
     try:
         return read_regular(path, expect=expect, follow=follow)
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
+        raise cannot_read(exc, path) from None
 
 
 def read_source(path: str, expect: tuple[int, int] | None = None) -> tuple[bytes, os.stat_result]:
@@ -28,7 +37,7 @@ def read_source(path: str, expect: tuple[int, int] | None = None) -> tuple[bytes
     try:
         return read_regular_stat(path, expect=expect)
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
+        raise cannot_read(exc, path) from None
 
 
 def sha256_of(data: bytes) -> str:
@@ -41,7 +50,7 @@ def files_equal(a: str, b: str, expect: tuple[int, int] | None = None) -> bool:
     try:
         fa, _ = open_regular(a, expect=expect)
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
+        raise cannot_read(exc, a) from None
     with os.fdopen(fa, "rb") as ha:
         try:
             fb, st = open_regular(b)
@@ -54,7 +63,7 @@ def files_equal(a: str, b: str, expect: tuple[int, int] | None = None) -> bool:
                 try:
                     x = ha.read(1 << 20)
                 except OSError as exc:
-                    raise PortError(f"cannot read: {exc.strerror or exc}", a) from None
+                    raise cannot_read(exc, a) from None
                 if x != hb.read(1 << 20):
                     return False
                 if not x:
@@ -129,13 +138,13 @@ def copy_file(src: str, path: str, mode: int, expect: tuple[int, int] | None = N
     try:
         fin = os.fdopen(open_regular(src, expect=expect)[0], "rb")
     except OSError as exc:
-        raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+        raise cannot_read(exc, src) from None
     def chunks() -> Iterator[bytes]:
         while True:
             try:
                 chunk = fin.read(1 << 20)
             except OSError as exc:
-                raise PortError(f"cannot read: {exc.strerror or exc}", src) from None
+                raise cannot_read(exc, src) from None
             if not chunk:
                 return
             yield chunk

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-import pathspec
-
+from .gitignore import GitIgnore
 from .walk import normalize_patterns
 
 _GLOB = set("*?[!")
@@ -61,7 +60,7 @@ def unmatched(patterns: Mapping[str, str], ignored: Mapping[str, str]) -> list[s
         normal = normalize_patterns([pattern])
         if not normal or normal[0] in credited:
             continue
-        spec = pathspec.GitIgnoreSpec.from_lines(normal)
+        spec = GitIgnore(normal)
         if not any(spec.match_file(rel) or spec.match_file(rel + "/") for rel in ignored):
             out.append(entry)
     return out

@@ -19,7 +19,7 @@ from ..errors import PortError
 from ..port.includes import IncludeResolver
 from ..safe_open import open_regular
 from .active_rules import ActiveRules
-from .files import files_equal, read_file, read_source, same_stat, sha256_of
+from .files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from .kinds import PORTERS, FileContext, KindSelector
 from .manifest import UNTRUSTED, FileRecord, Manifest
 from .options import PortOptions
@@ -137,6 +137,8 @@ class Planner:
             target = link_target(self.src, self.out, e, self.out_rel_of)
             original = os.readlink(src_path)
         except OSError as exc:
+            if not os.path.lexists(src_path):
+                raise cannot_read(exc, src_path) from None
             raise PortError(f"cannot read link: {exc.strerror or exc}", src_path) from None
         rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
         st = self.outputs.lstat(out_rel)
@@ -169,7 +171,7 @@ class Planner:
     def _plan_copy(self, e: Entry, out_rel: str, src_path: str, rec: FileRecord) -> Step:
         out_path = os.path.join(self.out, out_rel)
         if not os.access(src_path, os.R_OK):
-            raise PortError("cannot read: Permission denied", src_path)
+            raise cannot_read(PermissionError(13, "Permission denied"), src_path)
         st = self.outputs.lstat(out_rel)
         same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path,
                                                                             e.identity)

@@ -2,8 +2,9 @@
 
 Symlinks are never followed (a loop cannot hang us, and torch_musa's porting of the
 files a link points at, twice, is avoided); they are reported as links. Ignore
-patterns are gitignore-style, so a bare ``mlu`` ignores every ``mlu`` at any depth
-with everything under it, and ``common/mlu`` only the one under the root.
+patterns are gitignore-style (``gitignore.py``), so a bare ``mlu`` ignores every
+``mlu`` at any depth with everything under it, and ``common/mlu`` only the one under
+the root.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import pathspec
-
 from ..errors import PortError
+from .gitignore import GitIgnore
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,8 @@ class Ignorer:
 
     def __init__(self, patterns: Iterable[str]):
         self.patterns = normalize_patterns(patterns)
-        self._specs = [(p, pathspec.GitIgnoreSpec.from_lines([p])) for p in self.patterns]
-        self._all = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+        self._specs = [(p, GitIgnore([p])) for p in self.patterns]
+        self._all = GitIgnore(self.patterns)
 
     def match(self, rel: str, is_dir: bool) -> str | None:
         """The pattern that ignores ``rel``, or None."""
@@ -95,6 +95,8 @@ def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None,
             rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
             try:
                 st = item.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # listed, then deleted before it was looked at: not in the tree
             except PermissionError:
                 if not os.access(abs_dir, os.X_OK):  # listed (r) but not searchable (x)
                     raise PortError("cannot search folder: Permission denied", abs_dir) from None

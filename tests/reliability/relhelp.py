@@ -229,3 +229,22 @@ def measured(*args, env: Mapping[str, str] | None = None) -> dict:
                           env={**os.environ, **(env or {})})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def growth(work, make, small: int, large: int, repeat: int = 3) -> float:
+    """How much more CPU time ``work(make(large))`` takes than ``work(make(small))``:
+    the inputs are made first, untimed; each size runs ``repeat`` times, interleaved so
+    that a burst of load elsewhere on the machine hits both, and its best time counts.
+    The sizes' ratio is what linear growth gives; a quadratic cost gives its square."""
+    import gc
+
+    inputs = {small: make(small), large: make(large)}
+    best = {small: float("inf"), large: float("inf")}
+    work(inputs[small])  # imports, tables, caches: paid once, by neither size
+    for _ in range(repeat):
+        for n in (small, large):
+            gc.collect()
+            t0 = time.process_time()
+            work(inputs[n])
+            best[n] = min(best[n], time.process_time() - t0)
+    return best[large] / best[small]

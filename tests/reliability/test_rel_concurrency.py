@@ -98,3 +98,59 @@ def test_a_source_edited_during_the_run_is_reported_and_the_next_run_converges(t
 def state_of_clean(src, dest):
     assert cli(src, "-o", dest, "-q").returncode == 0
     return state(dest)
+
+
+@pytest.mark.parametrize("name", ["blob.bin", "k.cu", "build.sh"])
+def test_a_file_that_vanishes_during_the_run_is_said_to_have_vanished(tmp_path, monkeypatch, name):
+    """Deleted after the walk listed it: the run stops, naming the file and saying it
+    vanished, with nothing written. It was "Permission denied" (issue 28 item 16)."""
+    from musa_porting.errors import PortError
+    from musa_porting.tree import porter
+    from musa_porting.tree.options import PortOptions
+
+    src = make_tree(tmp_path / "s", {"keep.cu": "cudaFree(p);\n",
+                                     name: "#!/bin/sh\nnvcc -c k.cu\ncudaMalloc\n"})
+    listed = porter.walk
+
+    def walk_then_delete(*args, **kw):
+        entries = list(listed(*args, **kw))
+        (src / name).unlink()
+        yield from entries
+
+    monkeypatch.setattr(porter, "walk", walk_then_delete)
+    with pytest.raises(PortError) as info:
+        porter.port_tree(PortOptions(str(src), str(tmp_path / "out"), jobs=1))
+    assert info.value.path == str(src / name)
+    assert "vanished" in info.value.message and "Permission" not in info.value.message
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_file_that_vanishes_while_the_walk_lists_its_folder_is_not_in_the_tree(tmp_path,
+                                                                                  monkeypatch):
+    """Listed by its folder, gone before its details are read: it is not part of the
+    tree (before, the run stopped with "No such file or directory")."""
+    from musa_porting.tree import walk as walk_mod
+
+    src = make_tree(tmp_path / "s", {"a.cu": "x\n", "gone.cu": "y\n"})
+    real = os.scandir
+
+    class Gone:
+        def __init__(self, entry):
+            self.name, self.path = entry.name, entry.path
+
+        def stat(self, follow_symlinks=True):
+            raise FileNotFoundError(2, "No such file or directory", self.path)
+
+    class Listing:
+        def __init__(self, path):
+            self.it = real(path)
+
+        def __enter__(self):
+            return [Gone(e) if e.name == "gone.cu" else e for e in self.it]
+
+        def __exit__(self, *exc):
+            self.it.close()
+
+    monkeypatch.setattr(walk_mod.os, "scandir", Listing)
+    entries = list(walk_mod.walk(str(src), walk_mod.Ignorer([])))
+    assert [e.rel for e in entries] == ["a.cu"]

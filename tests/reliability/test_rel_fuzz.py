@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from fuzzhelp import FRAGMENTS, check_round_trip
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -31,18 +32,10 @@ _MATCHER = Matcher(_RULESET.rewriting())
 _KNOWLEDGE = _knowledge(_RULESET, frozenset())
 _MESSAGES = MessageWords(build_vocabulary())
 
-# Fragments that steer the lexer into each of its states, and names the tables know.
-_SYNTAX = [
-    "#include ", "#include <", "#include \"", "# include", "#define ", "#if ", "#endif",
-    "#pragma ", "#error ", "\\\n", "\\\r\n", "\r\n", "\n", "\r", "\t", " ", "//", "/*", "*/",
-    "\"", "'", "R\"(", ")\"", "R\"x(", ")x\"", "u8\"", "L'", "\\\"", "\\", "<", ">", "::", ".",
-    "->", "(", ")", "{", "}", ";", ",", "<<<", ">>>", "32", "0x1F", "1e-5f", "asm(", "__shfl_sync",
-    "warpSize", "MUSIFY_EXCL_LINE", "MUSIFY_EXCL_START", "MUSIFY_EXCL_STOP", "\ufeff", "\x00",
-    "\xff", "\xe4\xb8\xad", "x", "_", "gemm_cuda", "MYLIB_CUDA_CHECK", "CUDA", "cuda", "Cuda",
-    "cu", "\"k.cuh\"", "<cuda_runtime.h>", "kernel.cu",
-]
+# Fragments that steer the lexer into each of its states (fuzzhelp), and names the
+# tables know.
 _NAMES = sorted(_RULESET.rewriting())[::97]  # a spread of ~300 table keys
-_fragment = st.one_of(st.sampled_from(_SYNTAX), st.sampled_from(_NAMES),
+_fragment = st.one_of(st.sampled_from(FRAGMENTS["cxx"]), st.sampled_from(_NAMES),
                       st.binary(max_size=6).map(lambda b: b.decode("latin-1")))
 _source = st.one_of(
     st.binary(max_size=300),
@@ -54,19 +47,6 @@ _source = st.one_of(
 def _tree_includes(target: str) -> str | None:
     """As if the tree held every ``*.cuh`` it includes: they follow the rename."""
     return target[:-4] + ".muh" if target.endswith(".cuh") else None
-
-
-def _check_round_trip(src: bytes, out: bytes, edits) -> None:
-    """Outside the edits, the output is the input byte for byte; inside, each edit
-    replaced exactly what it says it replaced."""
-    pieces, at = [], 0
-    for e in sorted(edits, key=lambda e: e.start):
-        assert at <= e.start <= e.end <= len(src), (at, e)
-        assert src[e.start:e.end] == e.old.encode("utf-8", "surrogateescape"), e
-        pieces += [src[at:e.start], e.new.encode("utf-8", "surrogateescape")]
-        at = e.end
-    pieces.append(src[at:])
-    assert b"".join(pieces) == out
 
 
 @settings(max_examples=CASES, deadline=None, database=None,
@@ -81,7 +61,7 @@ def test_random_sources_port_without_error_and_keep_untouched_bytes(src, skip):
         assert 0 < inc.start <= inc.end < len(src)
     ported = port_bytes(src, _MATCHER, include_mapper=_tree_includes, skip=skip,
                         messages=_MESSAGES, lexed=lexed)
-    _check_round_trip(src, ported.data, ported.edits)
+    check_round_trip(src, ported.data, ported.edits)
     event("edited" if ported.edits else "unchanged")  # --hypothesis-show-statistics
     out_lines, src_lines = ported.data.count(b"\n") + 1, src.count(b"\n") + 1
     for d in find_diagnostics(src, ported.data, ported.edits, _KNOWLEDGE, lexed):

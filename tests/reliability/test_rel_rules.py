@@ -31,6 +31,11 @@ BAD = {
     "dup.json": ('{"a": "b",\n "a": "c"}', 2, 2),
     "dup.yaml": ("a: b\na: c\n", 2, 1),
     "not_utf8.json": (b'{"a": "\xff"}', 1, None),
+    # JSON escapes of half a UTF-16 pair: no character at all (issue 28 item 11; exit 3 before)
+    "surrogate_key.json": ('{"\\ud800": "x"}', 1, 2),
+    "surrogate_value.json": ('{"a": "b",\n "c": "\\udfff"}', 2, 2),
+    "surrogate_rich.json": ('{"entries": {\n "a": {"musa": "\\ud800x"}}}', 2, 2),
+    "surrogate.yaml": ('"\\ud800": x\n', 1, None),
     "deep.json": ("[" * 100_000 + "]" * 100_000, 1, None),
     "deep.yaml": ("[" * 10_000 + "]" * 10_000 + "\n", 1, None),
     "deep_dashes.yaml": ("- " * 100_000 + "x\n", 1, None),  # compact nested sequences
@@ -131,3 +136,19 @@ def test_a_rule_that_maps_a_name_to_itself_keeps_it(tmp_path):
     assert cli(src, "-q", "--rule", rule, "--report-json", report).returncode == 0
     assert (tmp_path / "s_musa/a.mu").read_text() == "cudaFooBar(x); cudaMalloc(p, 4); musaFree(p);\n"
     assert json.loads(report.read_text())["diagnostics"] == []
+
+
+def test_simple_porting_command_line_is_one_error_line_for_a_rule_that_is_not_unicode(tmp_path):
+    """``--mapping-rule '{"\\ud800": "x"}'``: the simple_porting command line printed a
+    traceback (issue 28 item 11). One line, exit 2, nothing written."""
+    import subprocess
+    import sys
+
+    src = make_tree(tmp_path / "csrc", {"a.cu": "cudaMalloc(p, 4);\n"})
+    before = state(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "musa_porting.simple_porting", "--cuda-dir-path",
+                           str(src), "--mapping-rule", '{"\\ud800": "x"}'],
+                          capture_output=True, text=True, errors="replace")
+    err = one_error(proc)
+    assert "mapping_rule" in err and "Unicode" in err, err
+    assert state(tmp_path) == before

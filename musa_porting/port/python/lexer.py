@@ -40,19 +40,43 @@ _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 def source_encoding(data: bytes) -> str:
     """The encoding Python reads the file in (PEP 263): a BOM, a coding cookie on one
-    of the first two lines, else UTF-8."""
+    of the first two lines, else UTF-8. A cookie naming an encoding CPython cannot read
+    source in (unknown; not a text encoding, as rot13; not ASCII-compatible, as
+    punycode, utf-16 or EBCDIC) counts as UTF-8: the file does not run as it is (a
+    sign for ``suspect``), and its statements are ported as UTF-8 text."""
     if data.startswith(codecs.BOM_UTF8):
         return "utf-8"
+    cookie = coding_cookie(data)
+    return readable_encoding(cookie[0]) or "utf-8" if cookie is not None else "utf-8"
+
+
+def coding_cookie(data: bytes) -> tuple[str, int] | None:
+    """The encoding a coding cookie names, as written, and the offset of its line; or
+    None."""
+    at = 0
     for line in data.split(b"\n", 2)[:2]:
         m = _CODING.match(line)
         if m:
-            try:
-                return codecs.lookup(m.group(1).decode("ascii", "replace")).name
-            except LookupError:
-                return "utf-8"
+            return m.group(1).decode("ascii", "replace"), at
         if line.strip() and not line.strip().startswith(b"#"):
             break
-    return "utf-8"
+        at += len(line) + 1
+    return None
+
+
+_ASCII_PROBE = b"# x = ('a', \"b\")\n"
+
+
+def readable_encoding(name: str) -> str | None:
+    """The codec's name when CPython reads source in it: a text encoding in which ASCII
+    is ASCII (decoding one with the codec's own rules can fail, as punycode's does)."""
+    try:
+        info = codecs.lookup(name)
+        if not getattr(info, "_is_text_encoding", True):
+            return None
+        return info.name if _ASCII_PROBE.decode(info.name) == _ASCII_PROBE.decode("ascii") else None
+    except (LookupError, UnicodeError):
+        return None
 
 
 @dataclass

@@ -21,10 +21,11 @@ from ...analyze import python_findings as pf
 from ...analyze.checks import Diagnostic
 from ...rules.vocabulary import Vocabulary, build_vocabulary
 from ..engine import Edit, Matcher, rewrite
+from ..lines import Lines
 from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
-from .lexer import COMMENT, FSTRING, STRING, Lexed, lex, source_encoding
+from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
 from .names import LAUNCH, NEEDS_TORCH_MUSA, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
@@ -149,12 +150,15 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
         return PythonPort(data, [])
     lx = lex(data)
     statements: dict[tuple[int, int], None] = {}
+    last = (0, 0)  # hits come in file order: one in the last statement found needs no search
     for m in hits:
         i = lx.span_at(m.start())
         kind = lx.kinds[i] if i >= 0 else None
-        if m.lastgroup == "code" and kind in (None, FSTRING) or \
-                m.lastgroup == "str" and kind in (STRING, FSTRING):
-            statements.setdefault(lx.statement(m.start()))
+        if (m.lastgroup == "code" and kind in (None, FSTRING) or
+                m.lastgroup == "str" and kind in (STRING, FSTRING)) and \
+                not last[0] <= m.start() < last[1]:
+            last = lx.statement(m.start())
+            statements.setdefault(last)
     encoding = source_encoding(data)
     paths = rules.paths
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
@@ -177,7 +181,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
         else:
             fixed.insert(0, (spot[0], spot[0], spot[1], LAUNCH))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
-        broken = _syntax_error(data)
+        broken = _unreadable_encoding(data) or _syntax_error(data)
         if broken is not None:
             found.append((broken[0], pf.file_not_parsed(broken[1])))
     result = rewrite(data, _EMPTY_MATCHER, fixed=fixed)
@@ -198,7 +202,7 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     try:
         text = raw.decode(encoding)
         res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end))
-    except (UnicodeDecodeError, LookupError):
+    except (UnicodeError, LookupError):
         res = None
         reason = f"it is not valid {encoding}"
     except NotParsed as exc:
@@ -225,6 +229,16 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
         found.append((first + (off if ascii_text else len(text[:off].encode(encoding))), f))
 
 
+def _unreadable_encoding(data: bytes) -> tuple[int, str] | None:
+    """Where and why the file declares an encoding CPython cannot read source in."""
+    cookie = coding_cookie(data)
+    if cookie is None or readable_encoding(cookie[0]) is not None:
+        return None
+    line = data.count(b"\n", 0, cookie[1]) + 1
+    return cookie[1], (f"line {line}: its coding cookie names '{cookie[0]}', which is not an "
+                       "encoding Python reads source files in")
+
+
 def _syntax_error(data: bytes) -> tuple[int, str] | None:
     """Where and why the whole file does not parse as Python 3 (CPython's own parser, in
     C: a Python 2 file, a string never closed, tabs mixed with spaces), or None. The
@@ -246,8 +260,8 @@ def _syntax_error(data: bytes) -> tuple[int, str] | None:
         return offset, f"line {line}: {exc.msg}"
     except ValueError as exc:  # NUL bytes, on older Pythons
         return 0, str(exc)
-    except RecursionError:  # CPython cannot compile it either (a 5,000-term sum)
-        return 0, "it is nested too deeply for CPython to compile"
+    except (RecursionError, MemoryError):  # CPython cannot compile it either (a 5,000-term
+        return 0, "it is nested too deeply for CPython to compile"  # sum; 200 open brackets)
     return None
 
 
@@ -270,19 +284,20 @@ def _ends_with_colon(lx: Lexed, start: int, end: int) -> bool:
 
 def _place(src: bytes, out: bytes, edits: list[Edit],
            found: list[tuple[int, pf.PyFinding]]) -> list[Diagnostic]:
-    """Findings at their place in the ported file and in the original (1-based)."""
+    """Findings at their place in the ported file and in the original (1-based). In
+    file order, the edits before each finding are summed once for all (per finding,
+    the sum cost findings x edits)."""
     diags = []
+    by_end = sorted(edits, key=lambda e: e.end)
+    src_lines, out_lines = Lines(src), Lines(out)
+    shift, done = 0, 0
     for off, f in sorted(found, key=lambda x: x[0]):
-        shift = sum(len(e.new.encode("utf-8", "surrogateescape")) - (e.end - e.start)
-                    for e in edits if e.end <= off)
-        out_off = off + shift
-        sline, scol = _line_col(src, off)
-        line, col = _line_col(out, out_off)
+        while done < len(by_end) and by_end[done].end <= off:
+            e = by_end[done]
+            shift += len(e.new.encode("utf-8", "surrogateescape")) - (e.end - e.start)
+            done += 1
+        sline, scol = src_lines.position(off)
+        line, col = out_lines.position(off + shift)
         diags.append(Diagnostic(f.id, f.text, line, col, sline, scol, f.message))
     diags.sort(key=lambda d: (d.line, d.column, d.id))
     return diags
-
-
-def _line_col(data: bytes, off: int) -> tuple[int, int]:
-    return data.count(b"\n", 0, off) + 1, off - data.rfind(b"\n", 0, off)
-

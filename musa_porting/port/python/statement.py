@@ -67,8 +67,10 @@ def port_statement(text: str, ctx: RewriteContext, *, header: bool) -> Statement
             module = ast.parse(wrapped)  # a str: no coding cookie applies
     except SyntaxError as exc:
         raise NotParsed(exc.msg) from None
-    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, deep nesting
+    except ValueError as exc:  # NUL bytes
         raise NotParsed(f"{type(exc).__name__}: {exc}") from None
+    except (RecursionError, MemoryError):  # CPython's parser stack: ~200 open brackets
+        raise NotParsed("it is nested too deeply for CPython to parse") from None
     if _is_bare_string(module):
         return StatementPort()  # a docstring: prose, never ported
     source = wrapped.encode("utf-8")  # the tree's columns count UTF-8 bytes

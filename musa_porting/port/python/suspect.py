@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .lexer import COMMENT, Lexed
+from ..lines import Lines
+from .lexer import COMMENT, Lexed, coding_cookie, readable_encoding
 
 # Each starts with a literal, so the scan jumps from one candidate to the next.
 _STATEMENTS = [re.compile(p) for p in (  # Python 2 statements, checked to start a line
@@ -38,8 +39,9 @@ def may_not_parse(lx: Lexed, encoding: str) -> bool:
     if _TAB_INDENT.search(lined) and _SPACE_INDENT.search(lined):
         return True
     for word in _STATEMENTS:
+        lines = Lines(data)
         for m in word.finditer(data):
-            bol = data.rfind(b"\n", 0, m.start()) + 1
+            bol = lines.start(m.start())
             if not data[bol:m.start()].strip(b" \t") and lx.in_code(m.start()):
                 return True
     for op in (b"`", b"<>"):
@@ -53,9 +55,12 @@ def may_not_parse(lx: Lexed, encoding: str) -> bool:
             return True
     if _unclosed_string(lx):
         return True
+    cookie = coding_cookie(data)
+    if cookie is not None and readable_encoding(cookie[0]) is None:
+        return True  # CPython refuses the encoding the file declares
     try:
         data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
+    except (UnicodeError, LookupError):
         return True
     return False
 

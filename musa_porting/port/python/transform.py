@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
 from ...analyze import python_findings as pf
@@ -53,7 +54,10 @@ class StatementRewriter(ImportRewrites, ArchRewrites):
         self.src = src
         # Where the tree's lines start: Python ends a line at \r\n, \n and a lone \r.
         self._lines = [0] + [m.end() for m in _NEWLINE.finditer(src)]
+        # The edits in order of their starts (also listed alone): those inside a span are a
+        # bisect away (a filter per rewrite cost 1 s for 8,000 device strings in one list).
         self.edits: list[tuple[int, int, str, Rule]] = []
+        self._starts: list[int] = []
         self.findings: list[pf.PyFinding] = []
         self._tool_calls = 0  # inside subprocess.run(...) and the like
         self._arch_list = b"TORCH_CUDA_ARCH_LIST" in src  # its arch-list strings follow --arch
@@ -66,8 +70,13 @@ class StatementRewriter(ImportRewrites, ArchRewrites):
 
     def _replace(self, start: int, end: int, new: str, rule: Rule) -> None:
         """Rewrite ``src[start:end]`` whole: edits inside it are dropped."""
-        self.edits = [e for e in self.edits if not (start <= e[0] and e[1] <= end)]
-        self.edits.append((start, end, new, rule))
+        i, j = bisect_left(self._starts, start), bisect_right(self._starts, end)
+        kept = [e for e in self.edits[i:j] if e[1] > end]
+        self.edits[i:j] = kept
+        self._starts[i:j] = [e[0] for e in kept]
+        at = bisect_right(self._starts, start)
+        self.edits.insert(at, (start, end, new, rule))
+        self._starts.insert(at, start)
 
     def _at(self, start: int, name: str) -> int:
         """The end of ``name`` written at ``start``; Misplaced if it is not there."""
@@ -84,7 +93,8 @@ class StatementRewriter(ImportRewrites, ArchRewrites):
             raise Misplaced("a string literal") from None
 
     def _edited(self, start: int, end: int) -> bool:
-        return any(start <= e[0] and e[1] <= end for e in self.edits)
+        i, j = bisect_left(self._starts, start), bisect_right(self._starts, end)
+        return any(e[1] <= end for e in self.edits[i:j])
 
     def _find(self, finding: pf.PyFinding | None) -> None:
         if finding is not None and finding not in self.findings:
