@@ -42,7 +42,8 @@ def test_fresh_clone_quickstart(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "Ported" in proc.stdout and "replacements" in proc.stdout
     out = clone / "fixtures/mmcv_like_musa"
-    assert (out / "pytorch/cuda/roi_align_cuda.mu").is_file()
+    assert (out / "pytorch/musa/roi_align_musa.mu").is_file()  # paths renamed, as the porters do
+    assert not (out / "pytorch/cuda").exists()
     assert not (out / "common/mlu").exists()
 
     # The test command, on two test files: enough to show that it installs the test

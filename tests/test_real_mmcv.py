@@ -166,7 +166,7 @@ def test_real_mmcv_reports_the_manuals_shared_memory_case(mmcv_csrc, tmp_path):
     run_cli(mmcv_csrc, "-o", tmp_path / "out", "--ignore", ",".join(IGNORES), "--rule",
             MMCV_RULES_JSON, "--arch", "mp_21", "--report-json", report, "-q", check=0)
     shared = [d for d in json.loads(report.read_text())["diagnostics"]
-              if d["id"] == "MP2005" and d["file"] == "pytorch/cuda/upfirdn2d_kernel.mu"]
+              if d["id"] == "MP2005" and d["file"] == "pytorch/musa/upfirdn2d_kernel.mu"]
     assert len(shared) == 1
     d = shared[0]
     source = (mmcv_csrc / "pytorch/cuda/upfirdn2d_kernel.cu").read_text().splitlines()
