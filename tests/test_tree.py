@@ -357,3 +357,18 @@ def test_failed_re_run_leaves_the_previous_output_as_it_was(tree, monkeypatch):
     with pytest.raises(PortError, match="b.cpp: cannot read"):
         port(tree, jobs=1)
     assert snapshot(out) == before
+
+
+def test_small_files_share_their_manifest_entries(tmp_path):
+    """A 100,000-file tree stays within its memory budget (test_rel_inputs, slow) because
+    records of files that use the same few CUDA names and define none share one symbol
+    entry and one count per value: a new field of the symbol index (``uses``, ``exported``)
+    once made every record keep its own."""
+    from musa_porting.tree.manifest import load_manifest
+
+    src = make_tree(tmp_path / "many", {f"d/f{i}.cu": "cudaStream_t s;\n" for i in range(20)})
+    run_cli(src, "-q")
+    records = list(load_manifest(str(tmp_path / "many_musa")).files.values())
+    assert len(records) == 20
+    assert len({id(r.symbols) for r in records}) == 1
+    assert len({id(r.by_rule) for r in records}) == 1

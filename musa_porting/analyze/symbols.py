@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from sys import intern  # the same few used names in every file of a large tree
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -420,6 +421,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
             continue
         defined.add(name)
         result.defs.append(Definition(name, kind, *lines.position(s)))
-    result.uses = sorted(u for u in (b.decode("ascii", "replace") for b in named if b[:1].isalpha()
+    result.uses = sorted(u for u in (intern(b.decode("ascii", "replace")) for b in named
+                                     if b[:1].isalpha()
                                      or b[:1] == b"_") if u not in defined and rename(u) is not None)
     return result

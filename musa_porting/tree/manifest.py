@@ -29,7 +29,7 @@ VERSION = 3
 UNTRUSTED = -1  # src_size of a record that must not skip its file (see Manifest.adopt)
 
 
-@dataclass
+@dataclass(slots=True)  # no per-record __dict__: 100,000 of them within the memory budget
 class FileRecord:
     """One output written by the tool."""
 
@@ -72,9 +72,17 @@ class FileRecord:
                     setattr(self, name, shared.setdefault(key, value))
             elif not value:
                 setattr(self, name, shared.setdefault((name,), value))
+        # A file that defines nothing of the project's shares its symbol entry with every
+        # file that uses the same few names (most small files use one or two).
         sym = self.symbols
-        if sym is not None and len(sym) == 2 and not sym.get("defs") and not sym.get("taken"):
-            self.symbols = shared.setdefault(("symbols",), sym)
+        if sym and not any(sym.get(k) for k in ("defs", "taken", "exported")):
+            uses = sym.get("uses") or ()
+            if len(uses) <= 4:
+                key = ("symbols", *sorted(sym), *uses)
+                self.symbols = shared.setdefault(key, sym)
+
+
+_RECORD_FIELDS = tuple(FileRecord.__dataclass_fields__)
 
 
 @dataclass
@@ -101,8 +109,9 @@ class Manifest:
     def json_lines(self) -> Iterator[str]:
         """The manifest's JSON, a line at a time (100,000 files: written as it is made,
         never held whole in memory)."""
-        # vars(), not asdict(): asdict deep-copies every list, which cost more than the
-        # port itself on a re-run of a large tree. One line per file keeps it diffable.
+        # The fields read one by one, not asdict(): asdict deep-copies every list, which
+        # cost more than the port itself on a re-run of a large tree. One line per file
+        # keeps it diffable.
         head = {
             "version": VERSION,
             "tool": "musa-port",
@@ -117,7 +126,9 @@ class Manifest:
         yield dumps(head)[:-1] + ',"files":{\n'
         keys = sorted(self.files)
         for i, k in enumerate(keys):
-            yield dumps(k) + ":" + dumps(vars(self.files[k])) + (",\n" if i < len(keys) - 1 else "\n")
+            rec = self.files[k]
+            yield dumps(k) + ":" + dumps({f: getattr(rec, f) for f in _RECORD_FIELDS}) + (
+                ",\n" if i < len(keys) - 1 else "\n")
         yield "}}\n"
 
     def owns(self, rel: str) -> bool:

@@ -29,7 +29,7 @@ from .result import DiffItem, FileOutcome
 from .walk import Entry
 
 
-@dataclass
+@dataclass(slots=True)
 class Planned:
     """What the write phase must do for one output."""
 

@@ -18,7 +18,7 @@ from ..errors import PortError
 from .gitignore import GitIgnore
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One thing in the source tree. ``rel`` uses '/' separators."""
 
