@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
-from sys import intern  # the same few used names in every file of a large tree
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from sys import intern  # the same few used names in every file of a large tree
 
 from ..port import lexer
 from ..port.lines import Lines
