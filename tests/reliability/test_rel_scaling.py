@@ -231,3 +231,20 @@ def test_a_cmake_file_that_is_not_cmake_costs_linear_time():
         assert len(lex_cmake(text).problems) == text.count(" ")
 
     assert growth(lex, make, 2_000, 16_000) < linear(2_000, 16_000)
+
+
+def test_arch_thresholds_among_comments_and_strings_cost_linear_time():
+    """A header full of comments and strings with a ``__CUDA_ARCH__`` comparison in each
+    block (CUTLASS's and CCCL's dispatch headers look so): each comparison's value was
+    checked against every comment and string span of the file, which made the arch
+    pass a sixth of the bench corpus's port (issue 26's cost)."""
+    from musa_porting.port.arch_values import threshold_edits
+
+    def make(n: int) -> tuple[bytes, int]:
+        block = b'// note %d\nconst char* s%d = "x";\n#if __CUDA_ARCH__ >= 800\nint a%d;\n#endif\n'
+        return b"".join(block % (i, i, i) for i in range(n)), n
+
+    def edits(made: tuple[bytes, int]) -> None:
+        assert len(threshold_edits(made[0], lexer.Lexed(made[0]))) == made[1]
+
+    assert growth(edits, make, 1_000, 8_000) < linear(1_000, 8_000)
