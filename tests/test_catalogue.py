@@ -1,5 +1,5 @@
-"""The catalogue of findings is one table in the code: the README's findings table,
-``--help-all``, ``musa-port explain``, the JSON report and the SARIF rules all say the
+"""The catalogue of findings is one table in the code: the documentation's findings
+pages, ``--help-all``, ``musa-port explain``, the JSON report and the SARIF rules all say the
 same; the summary groups findings by family; ``--suppress`` and inline comments drop
 findings of any ID."""
 
@@ -11,10 +11,8 @@ import re
 import pytest
 from conftest import ROOT, make_tree, run_cli
 
-from musa_porting.analyze.catalogue import CHECKS, FAMILIES
-from musa_porting.analyze.catalogue.render import explain_text, plain, readme_table
-
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+from musa_porting.analyze.catalogue import CHECKS, FAMILIES, pages
+from musa_porting.analyze.catalogue.render import DOCS_URL, explain_text, plain
 
 KERNEL = """\
 #define WARP_SIZE 32
@@ -33,12 +31,26 @@ def test_every_check_has_its_help():
         assert c.level in ("error", "warning", "note"), c.id
 
 
-def test_the_readme_table_is_the_catalogue():
-    """The README's findings table is exactly what the catalogue renders (regenerate it
-    with `python -m musa_porting.analyze.catalogue.render`)."""
-    assert readme_table() in README
-    listed = re.findall(r"^\| (MP\d{4}) \|", README, re.M)
-    assert set(CHECKS) <= set(listed)
+def test_the_findings_pages_are_the_catalogue():
+    """The findings pages of the docs (a page per family, the table of every ID on the
+    index, the README's table of families) are exactly what the catalogue renders
+    (regenerate them with `python -m musa_porting.analyze.catalogue.pages`)."""
+    for path, text in pages.generated(ROOT).items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.relative_to(ROOT)} is stale"
+    index = (ROOT / "docs" / "findings" / "index.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"^\| \[(MP\d{4})\]", index, re.M)) == set(CHECKS)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for key in FAMILIES:
+        assert f"](docs/findings/{key}.md)" in readme, key
+
+
+def test_every_help_uri_names_a_page_and_an_anchor_of_the_site():
+    """SARIF's helpUri is the site's URL of the family page, at the ID's anchor."""
+    site_url = re.search(r"^site_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(), re.M).group(1)
+    assert DOCS_URL == site_url.rstrip("/") + "/findings/"
+    for c in CHECKS.values():
+        page = (ROOT / "docs" / "findings" / f"{c.family}.md").read_text(encoding="utf-8")
+        assert re.search(rf"^## {c.id} {c.name} {{#{c.id.lower()}}}$", page, re.M), c.id
 
 
 def test_help_all_and_sarif_rules_carry_the_same_text(tmp_path):

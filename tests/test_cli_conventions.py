@@ -18,7 +18,8 @@ import pytest
 import yaml
 from conftest import ROOT, make_tree, snapshot
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+USAGE = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+REPORTS = (ROOT / "docs" / "reports-and-ci.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -170,7 +171,7 @@ def completion(words: str, cword: int) -> list[str]:
 
 
 def test_shell_completion_as_documented():
-    assert 'eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)"' in README
+    assert 'eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)"' in USAGE
     proc = subprocess.run([sys.executable, "-c", "from musa_porting.cli import main; main()"],
                           capture_output=True, text=True,
                           env={**os.environ, "_MUSA_PORT_COMPLETE": "bash_source"})
@@ -272,7 +273,7 @@ def test_pre_commit_hook_runs_a_dry_run_check(project):
 
 
 def test_ci_recipe_writes_sarif_on_the_cuda_lines(project):
-    block = next(b for b in re.findall(r"```yaml\n(.*?)```", README, re.S) if "upload-sarif" in b)
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", REPORTS, re.S) if "upload-sarif" in b)
     steps = yaml.safe_load(block)["jobs"]["musa-port"]["steps"]
     [run] = [s["run"] for s in steps if "run" in s and s["run"].startswith("musa-port ")]
     [upload] = [s for s in steps if "upload-sarif" in s.get("uses", "")]

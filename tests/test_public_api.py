@@ -1,8 +1,9 @@
 """The public surface stays where users reach it: every name the package exports, the
-SimplePorting module and command, and every command form the README documents.
+SimplePorting module and command, and every command form the documentation shows.
 
-The README is read, not copied: each synopsis line's options must exist in that
-command's ``--help``, and each concrete command the README shows is run on a fixture.
+The README and the pages of docs/ are read, not copied: each synopsis line's options
+must exist in that command's ``--help``, and each concrete command they show is run on
+a fixture.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, MMCV_LIKE, ROOT, run_cli
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# The README and every page of the documentation site, as one text.
+DOCS = "\n".join(p.read_text(encoding="utf-8")
+                 for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))])
 FAKE_MCC = FIXTURES / "fake-mcc" / "mcc"
 
 
@@ -53,18 +56,18 @@ def test_documented_modules_import():
     assert callable(getattr(importlib.import_module(entry.group(1)), entry.group(2)))
 
 
-# -- the README's synopsis lines ----------------------------------------------------
+# -- the documentation's synopsis lines ----------------------------------------------------
 
 def _code_lines() -> list[str]:
-    """Lines of the README's code blocks, with backslash continuations joined."""
+    """Lines of the documentation's code blocks, with backslash continuations joined."""
     lines = []
-    for block in re.findall(r"```[a-z]*\n(.*?)```", README, re.S):
+    for block in re.findall(r"```[a-z]*\n(.*?)```", DOCS, re.S):
         lines += block.replace("\\\n", " ").splitlines()
     return lines
 
 
 def _synopses() -> dict[str, set[str]]:
-    """Command -> the options its synopsis lines in the README show. A synopsis starts
+    """Command -> the options its synopsis lines in the documentation show. A synopsis starts
     with ``musa-port [build|verify|rules]`` and a ``[``, and goes on over indented lines."""
     out: dict[str, set[str]] = {}
     current = None
@@ -86,15 +89,15 @@ def test_readme_synopsis_options_exist_in_help():
         args = ["--help"] if command == "port" else [command, "--help"]
         help_text = run_cli(*args, check=0).stdout
         missing = sorted(o for o in options if o not in help_text)
-        assert not missing, f"musa-port {command}: README shows {missing}, --help lacks them"
+        assert not missing, f"musa-port {command}: the docs show {missing}, --help lacks them"
 
 
-# -- the README's concrete commands -------------------------------------------------
+# -- the documentation's concrete commands -------------------------------------------------
 
 def _documented(command: str) -> str:
-    """``command`` as the README writes it (inline or in a code block)."""
-    flat = " ".join(README.replace("\\\n", " ").split())
-    assert command in flat, f"the README no longer shows: {command}"
+    """``command`` as the documentation writes it (inline or in a code block)."""
+    flat = " ".join(DOCS.replace("\\\n", " ").split())
+    assert command in flat, f"the documentation no longer shows: {command}"
     return command
 
 

@@ -2,7 +2,7 @@
 
 Each ``Check`` says what it finds, why that matters, an example and what to use
 instead, in the manner of ruff's rules. Everything that describes a finding reads it
-from here: the README's findings table (``render.readme_table``, checked by a test),
+from here: the documentation's findings pages (``pages``, checked by a test),
 ``musa-port --help-all``, ``musa-port explain ID``, the JSON report's ``checks`` and
 the SARIF rules (``help`` text, ``helpUri``). A new ID is a ``Check`` in the part
 module of its family; the scan that emits it lives in ``analyze/``.
@@ -21,7 +21,7 @@ class Check:
     name: str
     level: str  # SARIF levels: "error", "warning", "note"
     residual: bool  # counts as a residual (--check, conversion rate)
-    description: str  # one sentence of what (README, --help-all, SARIF short description)
+    description: str  # one sentence of what (docs, --help-all, SARIF short description)
     example: str  # code that gets the finding
     family: str = ""  # a key of FAMILIES
     why: str = ""  # why it matters

@@ -1,9 +1,6 @@
 """The catalogue as people read it: ``musa-port explain``'s text, the SARIF help
-(text and Markdown, with a ``helpUri`` per ID), ``--help-all``'s list and the README's
-findings table, all from the one table in ``catalogue``.
-
-``python -m musa_porting.analyze.catalogue.render`` prints the README's table (a test
-checks that the README holds exactly it).
+(text and Markdown, with a ``helpUri`` per ID) and ``--help-all``'s list, all from the
+one table in ``catalogue``; ``pages`` makes the documentation's pages from the same.
 """
 
 from __future__ import annotations
@@ -12,7 +9,8 @@ import textwrap
 
 from . import CHECKS, FAMILIES, Check
 
-# The findings catalogue of the documentation: a page per family, an anchor per ID.
+# The findings catalogue of the documentation site (mkdocs.yml's site_url + findings/):
+# a page per family (docs/findings/FAMILY.md), an anchor per ID (pages.family_page).
 DOCS_URL = "https://musa-port.readthedocs.io/en/latest/findings/"
 
 
@@ -75,21 +73,3 @@ def help_all_rows() -> list[tuple[str, str]]:
     """(term, text) of every finding, for ``--help-all``."""
     return [(f"{c.id} {c.name}", f"{c.level}, {FAMILIES[c.family].title.lower()}: "
                                  f"{plain(c.description)}") for c in CHECKS.values()]
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def readme_table() -> str:
-    """The README's findings table: every ID, in the catalogue's words."""
-    rows = ["| ID | name | family | level | what | example |", "|---|---|---|---|---|---|"]
-    for c in CHECKS.values():
-        example = c.example.replace("`", "")
-        rows.append(f"| {c.id} | {c.name} | {c.family} | {c.level} | {_cell(c.description)} | "
-                    f"`{_cell(example)}` |")
-    return "\n".join(rows) + "\n"
-
-
-if __name__ == "__main__":  # pragma: no cover - a maintainer's tool
-    print(readme_table(), end="")

@@ -1,0 +1,106 @@
+"""The README is a front page and docs/ a site: the README stays short and its links
+lead somewhere, every page is in the site's navigation, and the usage page documents
+every option the commands have, generated from them (mkdocs-click), so that ``--help``
+and the docs cannot disagree. ``.ci/run`` builds the site with ``mkdocs build --strict``
+and runs this file again with the docs extra installed."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+
+import pytest
+from conftest import ROOT, run_cli
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+MKDOCS = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_the_readme_is_a_front_page():
+    assert len(README.encode()) <= 12 * 1024
+    headings = re.findall(r"^## (.+)$", README, re.M)
+    assert headings == ["Install", "Quick start", "Three ways to use it", "What gets ported",
+                        "What it reports", "Documentation"]
+
+
+def test_the_readme_links_lead_to_files_of_the_repository():
+    links = [t for t in re.findall(r"\]\(([^)\s]+)\)", README) if "://" not in t]
+    assert len(links) >= 20
+    for target in links:
+        path = target.split("#", 1)[0]
+        assert (ROOT / path).exists(), f"README links to {target}, which does not exist"
+
+
+def test_the_readme_quotes_no_speed_figures():
+    """Figures go stale: the README links to the benchmark page instead."""
+    assert "](docs/speed.md)" in README
+    assert not re.search(r"\d\s*(MB/s|files/s)|\d+(\.\d+)?x (hipify|faster)", README)
+
+
+def _nav_pages() -> set[str]:
+    nav = MKDOCS[MKDOCS.index("\nnav:"):]
+    return set(re.findall(r"^\s+-\s+(?:[^:\n]+:\s+)?(\S+\.md)$", nav, re.M))
+
+
+def test_every_page_is_in_the_nav_and_every_nav_entry_is_a_page():
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    assert _nav_pages() == pages
+
+
+def test_ruff_targets_the_lowest_python_the_package_allows():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    lowest = re.search(r'^requires-python = ">=3\.(\d+)"', pyproject, re.M).group(1)
+    assert re.search(rf'^target-version = "py3{lowest}"', pyproject, re.M)
+
+
+def _help_options(*args: str) -> set[str]:
+    """The options a command's help describes (not the findings it lists)."""
+    text = run_cli(*args).stdout.split("\nFindings (")[0]
+    options = set()
+    for line in text.splitlines():
+        if re.match(r"^\s+-", line):
+            term = re.split(r"\s{2,}", line.strip())[0]
+            options.update(re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", term))
+    return options
+
+
+def _rendered_usage_page() -> str:
+    """docs/usage.md as the site shows it: mkdocs-click's blocks and the hook's --help
+    expanded, as text."""
+    markdown = pytest.importorskip("markdown")
+    pytest.importorskip("mkdocs_click")
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    source = hooks.on_page_markdown((DOCS / "usage.md").read_text(encoding="utf-8"))
+    rendered = markdown.markdown(source, extensions=["attr_list", "fenced_code", "mkdocs-click"])
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+def test_the_usage_page_has_every_option_of_every_command():
+    page = _rendered_usage_page()
+    commands = {("--help-all",): "port", ("build", "--help"): "build",
+                ("verify", "--help"): "verify", ("rules", "--help"): "rules",
+                ("explain", "--help"): "explain"}
+    for args, name in commands.items():
+        options = _help_options(*args)
+        assert len(options) > (40 if name == "port" else 2), name
+        missing = sorted(o for o in options if not re.search(rf"(?<![\w-]){o}(?![\w-])", page))
+        assert not missing, f"musa-port {name}: not on the usage page: {missing}"
+    for option in ("--root_path", "--launch_path", "--excluded_path", "--no-backup"):  # musa-converter
+        assert option in page
+    for option in ("--cuda-dir-path", "--ignore-dir-paths", "--mapping-rule",
+                   "--drop-default-mapping", "--mapping-dir-path"):  # python -m ...simple_porting
+        assert option in page
+
+
+def test_the_usage_page_generates_its_option_lists():
+    """The option lists are the commands' own (mkdocs-click directives), not copies."""
+    usage = (DOCS / "usage.md").read_text(encoding="utf-8")
+    for module, command in (("musa_porting.cli.app", "cli"),
+                            ("musa_porting.musa_converter", "converter_cmd")):
+        assert re.search(rf"::: mkdocs-click\n    :module: {module}\n    :command: {command}\n", usage)
+    assert "<!-- help: musa_porting.simple_porting -->" in usage
+    assert "- mkdocs-click" in MKDOCS and "- docs/hooks.py" in MKDOCS
