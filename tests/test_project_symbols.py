@@ -261,6 +261,24 @@ def test_clang_without_resource_headers_is_one_line(tmp_path, monkeypatch):
         clang_symbols.resource_dir()
 
 
+def test_clang_tidy_wheel_headers_are_found_without_importing_it(tmp_path, monkeypatch):
+    """clang-tidy 16.0.4's wheel (the lowest the test extra allows) imports pkg_resources,
+    which a venv without setuptools lacks (uv's): its resource headers are on disk all
+    the same, and --symbols clang must find them without running its __init__."""
+    from musa_porting.analyze import clang_symbols
+
+    pkg = tmp_path / "site" / "clang_tidy"
+    (pkg / "data/lib/clang/16/include").mkdir(parents=True)
+    (pkg / "data/lib/clang/16/include/stddef.h").write_text("")
+    (pkg / "__init__.py").write_text("import pkg_resources_that_is_missing\n")
+    monkeypatch.delenv("MUSA_PORT_CLANG_RESOURCE_DIR", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delitem(sys.modules, "clang_tidy", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert clang_symbols.resource_dir() == str(pkg / "data/lib/clang/16")
+    assert "clang_tidy" not in sys.modules
+
+
 # -- properties ------------------------------------------------------------------------
 
 _WORDS = st.sampled_from(["CUDA", "cuda", "Cuda", "CUPTI", "cupti", "NVTX", "NCCL", "GEMM", "gemm",

@@ -17,6 +17,7 @@ libclang (``pip install 'musa-port[clang]'``) needs clang's resource headers
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
@@ -47,13 +48,15 @@ def resource_dir() -> str:
             candidates.append(out)
         except (OSError, subprocess.SubprocessError):
             pass  # a broken clang on PATH: try the wheel
+    # The clang-tidy wheel's headers, found without importing it: its __init__ needs
+    # pkg_resources in some releases (16.0.4), which a venv without setuptools lacks.
     try:
-        import clang_tidy  # type: ignore[import-not-found]
-
-        base = Path(clang_tidy.__file__).parent / "data" / "lib" / "clang"
+        spec = importlib.util.find_spec("clang_tidy")
+    except (ImportError, ValueError):
+        spec = None  # no clang-tidy wheel
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        base = Path(root) / "data" / "lib" / "clang"
         candidates += [str(p) for p in sorted(base.iterdir(), reverse=True)] if base.is_dir() else []
-    except ImportError:
-        pass  # no clang-tidy wheel
     for c in candidates:
         if c and (Path(c) / "include" / "stddef.h").is_file():
             return c
