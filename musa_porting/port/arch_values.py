@@ -13,6 +13,7 @@ the macro in code is rewritten so, and each choice is reported (MP3104), as nvcc
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ..rules.model import Rule
 from . import lexer
@@ -41,13 +42,15 @@ def threshold_edits(data: bytes, lexed: lexer.Lexed) -> list[tuple[int, int, byt
     """Fixed edits of the CUDA arch numbers compared with ``__CUDA_ARCH__`` in code."""
     if b"__CUDA_ARCH__" not in data:
         return []
-    noncode = [(s, e) for s, e, _ in lexed.typed]
+    spans = lexed.typed  # in order, not overlapping: the one before a match is a bisect away
+    starts = [s for s, _, _ in spans]
     out = []
     for m in _COMPARE.finditer(data):
         g = 2 if m.group(2) else 3
         s, e = m.start(g), m.end(g)
         value = int(m.group(g))
-        if value < 100 or any(a <= m.start() < b for a, b in noncode):
+        i = bisect_right(starts, m.start()) - 1
+        if value < 100 or (i >= 0 and m.start() < spans[i][1]):
             continue  # not an arch number (__CUDA_ARCH__ > 0), or not code
         new = str(musa_value(value))
         rule = Rule(m.group(g).decode(), new, FAMILY, "supported", "brief: __CUDA_ARCH__ values",

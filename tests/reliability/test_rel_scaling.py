@@ -231,3 +231,20 @@ def test_a_cmake_file_that_is_not_cmake_costs_linear_time():
         assert len(lex_cmake(text).problems) == text.count(" ")
 
     assert growth(lex, make, 2_000, 16_000) < linear(2_000, 16_000)
+
+
+def test_arch_thresholds_among_comments_are_found_in_linear_time():
+    """``__CUDA_ARCH__ >= 800`` in a file of many comments and strings: each threshold
+    was checked against every comment and string span of the file, so a file of n of
+    them cost n squared."""
+    matcher = Matcher(build_ruleset().rewriting())
+
+    def make(n: int) -> tuple[bytes, int]:
+        return b"".join(b"// note %d\n#if __CUDA_ARCH__ >= 800\nconst char *s%d = \"x\";\n#endif\n"
+                        % (i, i) for i in range(n)), n
+
+    def port(made: tuple[bytes, int]) -> None:
+        edits = port_bytes(made[0], matcher, arch_numbers=True).edits
+        assert sum(e.new == "220" for e in edits) == made[1]
+
+    assert growth(port, make, 1_000, 8_000, repeat=2) < linear(1_000, 8_000)
