@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import cache_root  # noqa: E402
+from corpus import cache_root  # noqa: E402
 
 
 def copy_atomically(src: str, out: str) -> int:
