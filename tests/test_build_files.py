@@ -7,9 +7,9 @@ import pytest
 
 from musa_porting.analyze.build_findings import build_diagnostics
 from musa_porting.analyze.checks import CHECKS
-from musa_porting.port.build_file import build_words, port_build_bytes
-from musa_porting.port.build_rewrite import BuildContext
-from musa_porting.port.cmake_lexer import lex_cmake
+from musa_porting.port.build.cmake.lexer import lex_cmake
+from musa_porting.port.build.file import build_words, port_build_bytes
+from musa_porting.port.build.rewrite import BuildContext
 from musa_porting.port.filenames import ported_name
 
 REL = {"cmake": "CMakeLists.txt", "make": "Makefile", "shell": "build.sh"}

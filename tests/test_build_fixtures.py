@@ -24,7 +24,7 @@ from conftest import FIXTURES, run_cli, skip_or_fail_in_ci
 from cuda_headers import find_nvcc
 from sdist import fetch_sdist
 
-from musa_porting.port.cmake_lexer import lex_cmake
+from musa_porting.port.build.cmake.lexer import lex_cmake
 
 FAKE_MUSA = FIXTURES / "fake-musa"
 CMAKE_CASE = FIXTURES / "cmake_case"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from musa_porting.port import lexer
-from musa_porting.port.cxx import port_bytes
+from musa_porting.port.cxx.porter import lexer, port_bytes
 from musa_porting.port.engine import Matcher
 
 RULES = Matcher({"cudaFree": "musaFree", "\"cuda_runtime.h\"": "\"musa_runtime.h\""})

@@ -8,7 +8,7 @@ import subprocess
 
 from conftest import ROOT, need_nvcc
 
-from musa_porting.port import nvcc_flags as nf
+from musa_porting.port.build import nvcc_flags as nf
 
 HELP_LINE = re.compile(r"^(--[A-Za-z][\w-]*)(?:[^(\n]*\((-[^)\s]+)\))?", re.M)
 

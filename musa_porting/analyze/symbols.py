@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from sys import intern  # the same few used names in every file of a large tree
 
-from ..port import lexer
+from ..port.cxx import lexer
 from ..port.lines import Lines
 from ..rules.vocabulary import Vocabulary
 from . import exported as exported_names

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PortError
-from ..port import lexer
+from ..port.cxx import lexer
+from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
-from ..port.includes import IncludeResolver
 from ..rules import build_ruleset
 from ..safe_open import read_regular
 from ..tree.manifest import MANIFEST_NAME, load_manifest

@@ -115,7 +115,7 @@ class Matcher:
         self.families = frozenset(getattr(r, "family", None) for r in self.rules.values())
         self._classify(self.rules)
         # A user rule whose key is not a whole identifier (an #include line, punctuation):
-        # the ported file's includes then ask whether one covers them (port/cxx.py).
+        # the ported file's includes then ask whether one covers them (port/cxx/porter.py).
         self.user_text = any(getattr(item[2], "is_user", False) for item in self._others.values())
         # Automata of the word keys (one here; ``extended`` adds one for its keys).
         self._word_acs: list[tuple[object, list[bytes]]] = []

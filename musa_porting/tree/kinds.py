@@ -24,9 +24,9 @@ from ..analyze.project_findings import arch_findings, project_findings
 from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
 from ..analyze.suppress import unsuppressed
-from ..port.cxx import port_bytes
+from ..port.cxx.includes import IncludeResolver
+from ..port.cxx.porter import port_bytes
 from ..port.engine import Edit
-from ..port.includes import IncludeResolver
 from .active_rules import ActiveRules
 from .build_kind import BUILD_KINDS, build_kind_of, may_be_script, port_build_file, shell_script_calling_nvcc
 from .options import PortOptions

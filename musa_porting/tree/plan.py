@@ -16,7 +16,7 @@ from typing import NamedTuple
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
-from ..port.includes import IncludeResolver
+from ..port.cxx.includes import IncludeResolver
 from ..safe_open import open_regular
 from .active_rules import ActiveRules
 from .files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of

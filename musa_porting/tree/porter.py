@@ -24,8 +24,8 @@ from dataclasses import replace
 from ..analyze.build_symbols import BUILD_KINDS
 from ..analyze.near_misses import near_miss_warnings
 from ..errors import PortError
+from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
-from ..port.includes import IncludeResolver
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
 from . import timings

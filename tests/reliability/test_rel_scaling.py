@@ -13,15 +13,14 @@ from musa_porting.analyze.findings import find_diagnostics
 from musa_porting.analyze.hazards import find_hazards
 from musa_porting.analyze.project_findings import project_findings
 from musa_porting.analyze.symbols import WordFinder, scan_lexer
-from musa_porting.port import lexer
-from musa_porting.port.build_file import build_words, port_build_bytes
-from musa_porting.port.build_rewrite import BuildContext
-from musa_porting.port.cmake_lexer import lex_cmake
-from musa_porting.port.cxx import port_bytes
+from musa_porting.port.build.cmake.lexer import lex_cmake
+from musa_porting.port.build.file import build_words, port_build_bytes
+from musa_porting.port.build.rewrite import BuildContext
+from musa_porting.port.build.shell.lexer import lex_make, lex_shell
+from musa_porting.port.cxx.includes import IncludeResolver
+from musa_porting.port.cxx.porter import lexer, port_bytes
 from musa_porting.port.engine import Edit, Matcher
-from musa_porting.port.includes import IncludeResolver
 from musa_porting.port.python.source import port_python, python_rules
-from musa_porting.port.shell_lexer import lex_make, lex_shell
 from musa_porting.rules import build_ruleset
 from musa_porting.rules.project import ProjectPlan, Rename, Site
 from musa_porting.rules.vocabulary import build_vocabulary

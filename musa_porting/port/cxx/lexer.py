@@ -12,7 +12,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .lines import Lines
+from ..lines import Lines
 
 # Comments and literals, leftmost first. Every alternative starts with a literal
 # byte (/ " ') outside its group, so the regex engine skips to candidates with its

@@ -14,10 +14,10 @@ import re
 from collections.abc import Sequence
 
 from . import nvcc_flags as nf
-from .build_context import ARCH_NOTE, BuildContext
-from .build_edits import Change, Edits, Note
-from .build_word_names import REF, TARGET, word_edits
-from .build_words import CODE, STRING, Word
+from .context import ARCH_NOTE, BuildContext
+from .edits import Change, Edits, Note
+from .word_names import REF, TARGET, word_edits
+from .words import CODE, STRING, Word
 
 _ARCH_LIST = re.compile(r"TORCH_CUDA_ARCH_LIST\}?\s*(?:[?:+]?=)?\s*[\"']?"
                         r"(?P<v>\d+\.\d+(?:\+PTX)?(?:[; ,]+\d+\.\d+(?:\+PTX)?)*)")

@@ -8,8 +8,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from . import build_names as bn
-from .cmake_lexer import Arg, Command, Lexed
+from .. import names as bn
+from .lexer import Arg, Command, Lexed
 
 _TLL_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE",
                            "LINK_INTERFACE_LIBRARIES"})

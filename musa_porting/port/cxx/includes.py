@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 
-from .filenames import RENAMES, ported_name
+from ..filenames import RENAMES, ported_name
 
 
 class IncludeResolver:

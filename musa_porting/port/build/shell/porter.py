@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from . import build_names as bn
-from .build_rewrite import BuildContext, Rewriter
-from .shell_lexer import lex_make, lex_shell
+from .. import names as bn
+from ..rewrite import BuildContext, Rewriter
+from .lexer import lex_make, lex_shell
 
 
 def port_script_text(text: str, ctx: BuildContext, protected: Sequence[tuple[int, int]] = (),

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from .build_rewrite import Rewriter
-from .cmake_facts import FileFacts, indent_of, newline_of
-from .cmake_lexer import Arg, Command
+from ..rewrite import Rewriter
+from .facts import FileFacts, indent_of, newline_of
+from .lexer import Arg, Command
 
 _OTHER_LIB_TYPES = frozenset({"OBJECT", "INTERFACE", "IMPORTED", "ALIAS", "UNKNOWN"})
 _WHOLE_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")

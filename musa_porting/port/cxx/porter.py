@@ -11,11 +11,11 @@ from bisect import bisect_right
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 
-from ..rules.project import PROJECT_FAMILY
+from ...rules.project import PROJECT_FAMILY
+from ..cuda_strings import CudaStrings
+from ..engine import Edit, Matcher, rewrite
 from . import lexer
 from .arch_values import threshold_edits
-from .cuda_strings import CudaStrings
-from .engine import Edit, Matcher, rewrite
 from .messages import MessageWords
 
 INCLUDE_FAMILY = "includes"

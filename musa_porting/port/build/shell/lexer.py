@@ -20,7 +20,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .build_words import CODE, TEXT, Word, split_words, string_words
+from ..words import CODE, TEXT, Word, split_words, string_words
 
 _PROSE_COMMANDS = frozenset({"echo", "printf", "@echo", "@printf"})
 _LEADING_KEYWORDS = frozenset({"then", "do", "else", "{", "(", "!", "time", "-"})

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import build_names as bn
-from .build_rewrite import ARCH_NOTE, Rewriter
-from .build_words import CODE, Word
-from .cmake_facts import FileFacts, indent_of, newline_of
-from .cmake_flags import mapped_flags
-from .cmake_lexer import Arg, Command
+from .. import names as bn
+from ..rewrite import ARCH_NOTE, Rewriter
+from ..words import CODE, Word
+from .facts import FileFacts, indent_of, newline_of
+from .flags import mapped_flags
+from .lexer import Arg, Command
 
 PREAMBLE = ('list(APPEND CMAKE_MODULE_PATH "${MUSA_PATH}/cmake")', "find_package(MUSA REQUIRED)")
 MUSA_PATH_NOTE = ("configure with -DMUSA_PATH=<the MUSA install> (FindMUSA.cmake is in "

@@ -1,6 +1,6 @@
 """Porting one build file: its kind's porter, then its changes applied as edits.
 
-Bytes in, bytes out, like ``port/cxx.py``: the file is read as Latin-1 so that every
+Bytes in, bytes out, like ``port/cxx/porter.py``: the file is read as Latin-1 so that every
 byte keeps its offset and every byte not rewritten round-trips (CRLF, a BOM, UTF-8 or
 not). ``MUSIFY_EXCL_*`` and ``musa-port: off/on`` markers protect what they cover, as in
 C/C++ files.
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..rules.model import Rule
-from . import lexer
-from .build_rewrite import BuildContext, Change, Note
-from .build_words import Word
-from .cmake import cmake_words, port_cmake_text
-from .engine import Edit, Matcher, rewrite
-from .make_shell import port_script_text
-from .shell_lexer import lex_make, lex_shell
+from ...rules.model import Rule
+from ..cxx import lexer
+from .rewrite import BuildContext, Change, Note
+from .words import Word
+from .cmake.porter import cmake_words, port_cmake_text
+from ..engine import Edit, Matcher, rewrite
+from .shell.porter import port_script_text
+from .shell.lexer import lex_make, lex_shell
 
 BUILD_FAMILY = "build"
 _NO_RULES = Matcher({})

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .build_context import BuildContext
+from .context import BuildContext
 
 _RUN = re.compile(r"[A-Za-z0-9_./+\-${}%*?]+")
 _FLAG = re.compile(r"^-(?:I|L|isystem|iquote|idirafter)")  # -Iinclude/cuda: the path after it

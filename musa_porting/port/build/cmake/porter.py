@@ -22,14 +22,14 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 
-from . import build_names as bn
-from .build_rewrite import BuildContext, Rewriter
-from .cmake_facts import gather_facts
-from .cmake_flags import FlagCommands
-from .cmake_lexer import Command, Lexed, lex_cmake
-from .cmake_targets import TargetCommands
-from .cmake_toolkit import MUSA_PATH_NOTE, PREAMBLE, ToolkitCommands
-from .cmake_words import cmake_words, command_words
+from .. import names as bn
+from ..rewrite import BuildContext, Rewriter
+from .facts import gather_facts
+from .flags import FlagCommands
+from .lexer import Command, Lexed, lex_cmake
+from .targets import TargetCommands
+from .toolkit import MUSA_PATH_NOTE, PREAMBLE, ToolkitCommands
+from .words import cmake_words, command_words
 
 __all__ = ["MUSA_PATH_NOTE", "PREAMBLE", "CMakePorter", "cmake_names", "cmake_words",
            "command_words", "port_cmake_text"]

@@ -15,9 +15,9 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence, Set
 
-from ..rules.model import Rule
-from ..rules.vocabulary import Vocabulary
-from .engine import Matcher
+from ...rules.model import Rule
+from ...rules.vocabulary import Vocabulary
+from ..engine import Matcher
 
 MESSAGES_FAMILY = "messages"
 _FILE_EXTENSION = re.compile(

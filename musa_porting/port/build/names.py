@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..rules.vocabulary import Vocabulary, build_vocabulary
+from ...rules.vocabulary import Vocabulary, build_vocabulary
 
 COMPILER = "mcc"
 

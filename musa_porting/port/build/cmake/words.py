@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .build_words import CODE, PATTERN, RAW, TEXT, Word, split_words, string_words
-from .cmake_lexer import Arg, Command, lex_cmake
+from ..words import CODE, PATTERN, RAW, TEXT, Word, split_words, string_words
+from .lexer import Arg, Command, lex_cmake
 
 _MESSAGE_MODES = frozenset({"STATUS", "WARNING", "AUTHOR_WARNING", "SEND_ERROR", "FATAL_ERROR",
                             "DEPRECATION", "NOTICE", "VERBOSE", "DEBUG", "TRACE",

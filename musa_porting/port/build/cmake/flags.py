@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .build_rewrite import ARCH_NOTE, BuildContext, Rewriter
-from .build_words import CODE, split_words
-from .cmake_lexer import Command
-from .cmake_targets import TargetCommands
+from ..rewrite import ARCH_NOTE, BuildContext, Rewriter
+from ..words import CODE, split_words
+from .lexer import Command
+from .targets import TargetCommands
 
 _FLAG_VARS = frozenset({"CMAKE_CUDA_FLAGS", "CUDA_NVCC_FLAGS", "MUSA_MCC_FLAGS"})
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..rules.model import Rule
+from ...rules.model import Rule
 from . import lexer
 
 FAMILY = "arch"
