@@ -33,9 +33,9 @@ from .errors import PortError, internal_error
 from .shadow import shadow_warning
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
-from .tree.output_state import FORCE_HINT, Conflict
 from .tree.paths import inside
 from .tree.result import FileOutcome, PortResult
+from .write.output_state import FORCE_HINT, Conflict
 
 
 class _ConsoleHandler(logging.Handler):
@@ -239,8 +239,8 @@ class SimplePorting:
         follow the renames of ``cuda_dir_path``'s files); written atomically, and not at
         all when the bytes are already there. A caller that replaces it makes ``run()``
         call the replacement for every file, as torch_musa did."""
-        from .tree.files import atomic_bytes, tmp_rel
         from .tree.single_file import FilePorter
+        from .write.files import atomic_bytes, tmp_rel
 
         if self._file_porter is None:
             self._file_porter = FilePorter(self._options(), self.cuda_dir_path, recursive=True)

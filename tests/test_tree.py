@@ -10,7 +10,7 @@ import pytest
 from conftest import make_tree, run_cli, snapshot
 
 from musa_porting import PortError, PortOptions, port_tree
-from musa_porting.tree.manifest import MANIFEST_NAME
+from musa_porting.write.manifest import MANIFEST_NAME
 
 
 @pytest.fixture
@@ -364,7 +364,7 @@ def test_small_files_share_their_manifest_entries(tmp_path):
     records of files that use the same few CUDA names and define none share one symbol
     entry and one count per value: a new field of the symbol index (``uses``, ``exported``)
     once made every record keep its own."""
-    from musa_porting.tree.manifest import load_manifest
+    from musa_porting.write.manifest import load_manifest
 
     src = make_tree(tmp_path / "many", {f"d/f{i}.cu": "cudaStream_t s;\n" for i in range(20)})
     run_cli(src, "-q")

@@ -63,7 +63,7 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
 
 def _write_if_changed(target: str, data: bytes, mode: int) -> None:
     """Atomically, and not at all when the file holds these bytes (its mtime stays)."""
-    from ..tree.files import atomic_bytes, tmp_rel
+    from ..write.files import atomic_bytes, tmp_rel
 
     try:
         with open(target, "rb") as fh:

@@ -18,12 +18,12 @@ from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
 from ..port.cxx.includes import IncludeResolver
 from ..safe_open import open_regular
+from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
+from ..write.manifest import UNTRUSTED, FileRecord, Manifest
+from ..write.output_state import OutputState
 from .active_rules import ActiveRules
-from .files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from .kinds import PORTERS, FileContext, KindSelector
-from .manifest import UNTRUSTED, FileRecord, Manifest
 from .options import PortOptions
-from .output_state import OutputState
 from .paths import link_target
 from .result import DiffItem, FileOutcome
 from .walk import Entry

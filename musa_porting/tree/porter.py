@@ -28,17 +28,20 @@ from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
+from ..write.commit import commit
+from ..write.fingerprint import options_fingerprint, rules_stamp
+from ..write.journal import pending_intent, recover
+from ..write.lock import OutputLock
+from ..write.manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from ..write.outdir import OutDir
+from ..write.output_state import OutputState
+from ..write.stage import Stager
+from ..write.stale import plan_stale
 from . import timings
 from .active_rules import compile_rules, keeping, rule_options, with_project
-from .fingerprint import options_fingerprint, rules_stamp
-from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
-from .lock import OutputLock
-from .manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
-from .outdir import OutDir
-from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_record
@@ -46,11 +49,8 @@ from .project_symbols import SymbolPass, indexed, run_vocabulary
 from .python_run import launch_files
 from .rename_map import with_outside
 from .result import PortResult
-from .stage import Stager
-from .stale import plan_stale
 from .vendored import in_library, library_roots
 from .walk import Entry, Ignorer, walk
-from .write import commit
 
 # The kinds the symbol index reads: sources, and build files for their macros.
 INDEXED = BUILD_KINDS | {"cxx"}

@@ -20,8 +20,8 @@ from ..rules import RuleSet
 from ..rules.files import vocabulary_section
 from ..rules.project import ProjectPlan, Site, plan_renames
 from ..rules.vocabulary import Vocabulary, build_vocabulary
-from .files import read_file
-from .manifest import FileRecord
+from ..write.files import read_file
+from ..write.manifest import FileRecord
 from .options import PortOptions
 from .parallel import map_forked
 from .walk import Entry

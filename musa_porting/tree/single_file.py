@@ -18,8 +18,8 @@ from ..analyze.checks import Diagnostic
 from ..errors import PortError
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES, ported_name
+from ..write.files import read_file
 from .active_rules import ActiveRules, load_active_rules
-from .files import read_file
 from .kinds import PORTERS, FileContext, KindSelector
 from .options import PortOptions
 from .project_symbols import run_vocabulary

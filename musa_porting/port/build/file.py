@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 from ...rules.model import Rule
 from ..cxx import lexer
-from .rewrite import BuildContext, Change, Note
-from .words import Word
-from .cmake.porter import cmake_words, port_cmake_text
 from ..engine import Edit, Matcher, rewrite
-from .shell.porter import port_script_text
+from .cmake.porter import cmake_words, port_cmake_text
+from .rewrite import BuildContext, Change, Note
 from .shell.lexer import lex_make, lex_shell
+from .shell.porter import port_script_text
+from .words import Word
 
 BUILD_FAMILY = "build"
 _NO_RULES = Matcher({})

@@ -11,12 +11,12 @@ from __future__ import annotations
 import posixpath
 import re
 
+from ..filenames import RENAMES
 from . import names as bn
 from .context import ARCH_NOTE, BuildContext
 from .edits import Found, WordNotes
 from .paths import path_edits, resolve
 from .words import CODE, PATTERN, RAW, TEXT, Word
-from ..filenames import RENAMES
 
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 # A variable reference: ${X}, $ENV{X} (CMake, shell), $(X) (make), $X (shell, make).

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
-LOCK_NAME = ".musa-port-lock"  # held while a run writes (tree/lock.py)
+LOCK_NAME = ".musa-port-lock"  # held while a run writes (write/lock.py)
 # Where `musa-port build` and `verify` keep their build files in the output: a tree that
 # ships one (a link, say) is not ported into it.
 BUILD_DIR_NAME = ".musa-port-build"

@@ -18,15 +18,15 @@ import stat
 
 from ..errors import PortError
 from ..interrupts import deferred
+from ..tree.plan import Planned
+from ..tree.result import PortResult
+from ..tree.walk import Entry
 from .faults import fault
 from .journal import clear_journal, manifest_temp, remove_temps
 from .manifest import MANIFEST_NAME
 from .outdir import OutDir
-from .plan import Planned
-from .result import PortResult
 from .stage import Stager
 from .stale import StalePlan
-from .walk import Entry
 
 
 def commit(planned: list[Planned], dirs: list[Entry], stale: StalePlan, stager: Stager,

@@ -16,13 +16,13 @@ import os
 import posixpath
 
 from ..errors import PortError
+from ..tree.plan import Planned
 from .faults import fault
 from .files import copy_file, temp_name, write_chunks, write_file
 from .journal import clear_journal, manifest_temp, remove_temps, write_journal
 from .manifest import MANIFEST_NAME, Manifest
 from .outdir import OutDir
 from .output_state import MISSING, PENDING, OutputState
-from .plan import Planned
 
 
 class Stager:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..rules import default_mapping_dir
-from .options import PortOptions
+from ..tree.options import PortOptions
 
 
 def rules_stamp(opts: PortOptions) -> str:
