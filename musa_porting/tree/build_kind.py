@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 from ..analyze.build_symbols import KIND as BUILD_MACRO
 from ..analyze.project_findings import project_findings
+from .ported import Ported
 
 if TYPE_CHECKING:
     from ..rules.project import ProjectPlan
-    from .kinds import FileContext, Ported
+    from .ported import FileContext
 
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
 # What build_kind_of returns (port/build/file.py ports each; imported when one is met).
@@ -90,7 +91,6 @@ def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     from ..analyze.build_findings import build_diagnostics
     from ..port.build.file import build_words, port_build_bytes
     from ..port.build.rewrite import BuildContext
-    from .kinds import Ported  # kinds imports this module for its PORTERS
 
     exts = {e if e.startswith(".") else "." + e for e in ctx.opts.extensions}
     bctx = BuildContext(rel=ctx.rel, arches=tuple(ctx.opts.arch), out_rel_of=ctx.out_rel_of,

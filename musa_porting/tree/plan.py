@@ -22,9 +22,10 @@ from ..write.files import cannot_read, files_equal, read_file, read_source, same
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest
 from ..write.output_state import OutputState
 from .active_rules import ActiveRules
-from .kinds import PORTERS, FileContext, KindSelector
+from .kinds import PORTERS, KindSelector
 from .options import PortOptions
 from .paths import link_target
+from .ported import FileContext
 from .result import DiffItem, FileOutcome
 from .walk import Entry
 
