@@ -240,22 +240,15 @@ class SimplePorting:
         all when the bytes are already there. A caller that replaces it makes ``run()``
         call the replacement for every file, as torch_musa did."""
         from .tree.single_file import FilePorter
-        from .write.files import atomic_bytes, tmp_rel
+        from .write.files import write_if_changed
 
         if self._file_porter is None:
             self._file_porter = FilePorter(self._options(), self.cuda_dir_path, recursive=True)
         ported = self._file_porter.port(cuda_filepath)
         for w in [] if self.quiet else ported.warnings:
             LOGGER.warning(w)
-        try:
-            with open(musa_filepath, "rb") as fh:
-                if fh.read() == ported.data:
-                    return
-        except OSError:
-            pass
         os.makedirs(os.path.dirname(os.path.abspath(musa_filepath)), exist_ok=True)
-        mode = os.stat(cuda_filepath).st_mode & 0o7777
-        atomic_bytes(tmp_rel(musa_filepath), musa_filepath, ported.data, mode)
+        write_if_changed(musa_filepath, ported.data, os.stat(cuda_filepath).st_mode & 0o7777)
 
     # -- the engine ------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import posixpath
@@ -156,3 +157,23 @@ def copy_file(src: str, path: str, mode: int, expect: tuple[int, int] | None = N
 def atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
     write_file(tmp, data, mode)
     os.replace(tmp, path)
+
+
+def write_if_changed(path: str, data: bytes, mode: int) -> None:
+    """Write one file outside a tree port (``musa-port x.cu -o FILE``,
+    ``SimplePorting.modify_file``, the build's generated files): atomically, through
+    the temp name of its path (a killed run's leftover is reused, not piled up), and
+    not at all when it holds these bytes already, so its mtime stays and make, ninja
+    and editors see no change. A link there is replaced, never written through."""
+    try:
+        if read_regular(path) == data:
+            return
+    except OSError:
+        pass  # no file yet, or not a regular one: written below
+    tmp = tmp_rel(path)
+    try:
+        atomic_bytes(tmp, path, data, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
