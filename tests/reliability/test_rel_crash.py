@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import make_tree
+from conftest import run_cli as cli
 from relhelp import (
     alive,
-    cli,
     descendants,
     kill_all,
-    make_tree,
     one_error,
     same_port,
     start,

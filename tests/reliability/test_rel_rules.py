@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from relhelp import cli, make_tree, one_error, state
+from conftest import make_tree
+from conftest import run_cli as cli
+from relhelp import one_error, state
 
 from musa_porting.errors import PortError
 from musa_porting.rules.files import load_rule_file
