@@ -24,7 +24,7 @@ from .vocabulary import VOCABULARY_FILE
 
 def _load_shipped_table(path: Path) -> tuple[list[Rule], str, bool]:
     """A table shipped with musa-port: parsed without the per-key checks, which the
-    test suite runs over every shipped table instead (tests/test_tables.py).
+    test suite runs over every shipped table instead (tests/tables/test_tables.py).
 
     This is on the start-up path of every port (33,000 entries), so it is written
     for speed: rules are built as plain tuples, and the cyclic garbage collector is

@@ -1,7 +1,7 @@
 """nvcc's options and what each becomes for mcc.
 
 The list is every option of ``nvcc --help`` for CUDA 13.0 (V13.0.88), the CUDA Compiler
-Driver documentation; ``tests/test_nvcc_flags.py`` checks it against the nvcc on the
+Driver documentation; ``tests/port/build/test_nvcc_flags.py`` checks it against the nvcc on the
 machine, and ``docs/build-files.md`` prints it (``flag_table_markdown``). mcc is a clang
 driver, so an option maps to clang's spelling of the same thing where clang has one
 (``--use_fast_math`` -> ``-ffast-math``, ``-rdc=true`` -> ``-fgpu-rdc``); options that only

@@ -50,7 +50,8 @@ def test_fresh_clone_quickstart(tmp_path):
     # extra into a fresh venv and pytest runs. The whole suite is the outer run, which
     # in CI is this same command on a clean clone (.ci/run).
     env2 = dict(env, MUSA_PORT_QUICKSTART_INNER="1",
-                PYTEST_ADDOPTS="-q -m 'not slow' tests/test_engine.py tests/test_quickstart.py")
+                PYTEST_ADDOPTS="-q -m 'not slow' tests/port/test_engine.py "
+                               "tests/acceptance/test_quickstart.py")
     proc = subprocess.run(["bash", "-c", install_and_test], cwd=clone, env=env2,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

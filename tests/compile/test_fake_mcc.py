@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-MCC = Path(__file__).resolve().parent.parent / "fixtures" / "fake-mcc" / "mcc"
+MCC = ROOT / "fixtures" / "fake-mcc" / "mcc"
 
 BIG_KERNEL = """\
 #include "tile.muh"

@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from musa_porting import port_text
 from musa_porting.port.engine import Matcher, rewrite
@@ -31,7 +32,6 @@ from musa_porting.tables.scan import scan_text
 from musa_porting.tables.vendor import default_vendor_dir, is_header_key
 from musa_porting.tables.vocabulary import VENDOR_TABLES
 
-ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC = ROOT / "fixtures" / "synthetic_headers"
 CUDA_INCLUDE = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
