@@ -21,7 +21,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..port.build.words import CODE, STRING
-from .symbols import Definition, FileSymbols, WordFinder
+from .symbols import Definition, FileSymbols
+from .word_finder import WordFinder
 
 if TYPE_CHECKING:
     import tokenize

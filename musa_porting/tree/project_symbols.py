@@ -13,7 +13,8 @@ import os
 from collections.abc import Callable
 
 from ..analyze.build_symbols import scan_build
-from ..analyze.symbols import FileSymbols, WordFinder, scan_lexer
+from ..analyze.symbols import FileSymbols, scan_lexer
+from ..analyze.word_finder import WordFinder
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.text import port_text
 from ..rules import RuleSet

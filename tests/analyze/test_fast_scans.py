@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from musa_porting.analyze import residuals, warp
-from musa_porting.analyze.symbols import WordFinder
+from musa_porting.analyze.word_finder import WordFinder
 from musa_porting.rules.vocabulary import build_vocabulary
 
 # Small alphabets that make the heads (cuda, CU_, NVx, __nv, cuX) and their

@@ -12,7 +12,8 @@ from musa_porting.analyze.build_findings import build_diagnostics
 from musa_porting.analyze.findings import find_diagnostics
 from musa_porting.analyze.hazards import find_hazards
 from musa_porting.analyze.project_findings import project_findings
-from musa_porting.analyze.symbols import WordFinder, scan_lexer
+from musa_porting.analyze.symbols import scan_lexer
+from musa_porting.analyze.word_finder import WordFinder
 from musa_porting.port.build.cmake.lexer import lex_cmake
 from musa_porting.port.build.file import build_words, port_build_bytes
 from musa_porting.port.build.rewrite import BuildContext

@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, make_tree, run_cli
 
 from musa_porting.analyze.build_symbols import scan_build
-from musa_porting.analyze.symbols import WordFinder
+from musa_porting.analyze.word_finder import WordFinder
 from musa_porting.rules.vocabulary import build_vocabulary
 
 FIXTURE = FIXTURES / "build_macros"
