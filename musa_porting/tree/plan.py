@@ -237,6 +237,21 @@ def _starts_with(path: str, magic: bytes, e: Entry) -> bool:
             return False
 
 
+def unchanged_records(out: str, src: str, files: list[Entry], out_rel_of: dict[str, str],
+                      old: Manifest, state: OutputState, paranoid: bool) -> dict[str, FileRecord]:
+    """The files whose input and output are as the manifest recorded (see
+    ``unchanged_record``): decided once, before planning (forked workers inherit it)."""
+    fast: dict[str, FileRecord] = {}
+    for e in files:
+        if e.kind != "file" or not state.reachable(out_rel_of[e.rel]):
+            continue
+        rec = unchanged_record(out, e, out_rel_of[e.rel], old,
+                               os.path.join(src, e.rel) if paranoid else None)
+        if rec is not None:
+            fast[e.rel] = rec
+    return fast
+
+
 def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest,
                      paranoid_src: str | None = None) -> FileRecord | None:
     """The manifest's record when input and output are as it recorded them: the input's

@@ -68,6 +68,15 @@ def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
     return plan
 
 
+def stale_warnings(out: str, stale: StalePlan) -> list[str]:
+    """What the run says of the outputs it replaced with --force and of the stale ones
+    it keeps because the user changed them."""
+    return [*(f"{os.path.join(out, rel)}: warning: replaced (--force); musa-port had not "
+              "written it" for rel in sorted([*stale.forced, *stale.replaced])),
+            *(f"{os.path.join(out, rel)}: warning: its input is gone but it changed since "
+              "musa-port wrote it; left in place" for rel in stale.kept)]
+
+
 def _first_foreign(out: str, rel: str, removed: set[str], old_dirs: set[str]) -> str | None:
     """The first thing under output folder ``rel`` that this run will not remove."""
     for dirpath, dirnames, filenames in os.walk(os.path.join(out, rel)):
