@@ -31,11 +31,19 @@ from collections.abc import Mapping, Sequence
 
 from .errors import PortError, internal_error
 from .shadow import shadow_warning
+from .simple.arguments import (
+    check_output,
+    default_musa_dir,
+    ignore_list,
+    mapping_dir_files,
+    mapping_dir_note,
+    rule_dict,
+)
+from .simple.per_file import run_per_file
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
-from .tree.output_state import FORCE_HINT, Conflict
-from .tree.paths import inside
-from .tree.result import FileOutcome, PortResult
+from .tree.result import PortResult
+from .write.output_state import FORCE_HINT, Conflict
 
 
 class _ConsoleHandler(logging.Handler):
@@ -63,11 +71,6 @@ EXT_REPLACED_MAPPING: dict[str, str] = {"cu": "mu", "cuh": "muh"}
 # default tables and below ``mapping_rule``.
 _MAPPING_RULE: dict[str, str] = {}
 
-DICT_IN_IGNORE = (
-    "ignore_dir_paths got a dict {shown}: the second positional argument of SimplePorting "
-    "is ignore_dir_paths; pass your rules as mapping_rule={{...}}")
-
-
 def read_json(file_path: str) -> dict:
     """A JSON file's object (torch_musa's helper). When a caller replaces it, the JSON
     files of ``mapping_dir_path`` are read through the replacement."""
@@ -76,60 +79,6 @@ def read_json(file_path: str) -> dict:
 
 
 _read_json = read_json  # ours, to tell whether a caller replaced it
-GENERAL = "general.json"  # torch_musa's own table, which it never reads from mapping_dir_path
-
-
-def _from_json(value: str, name: str):
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise PortError(f"{name} is not valid JSON: {exc.msg} at column {exc.colno}") from None
-
-
-def _ignore_list(value) -> list[str]:
-    """torch_musa's accepted types: a list of paths, or a JSON string of one."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        if value.strip()[:1] in ("[", "{"):
-            value = _from_json(value, "ignore_dir_paths")
-        else:
-            return [value]  # one path (musa-port also takes a bare string)
-    if isinstance(value, Mapping):
-        shown = json.dumps(dict(value))[:60]
-        raise PortError(DICT_IN_IGNORE.format(shown=shown))
-    try:
-        items = [os.fspath(p) for p in value]
-    except TypeError:
-        raise PortError(f"ignore_dir_paths must be a list of paths, not {type(value).__name__}") \
-            from None
-    return items
-
-
-def _rule_dict(value) -> dict[str, str]:
-    """torch_musa's accepted types: a dict, or a JSON string of one (also a list of
-    pairs, the shape ``load_replaced_mapping`` leaves)."""
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        value = _from_json(value, "mapping_rule")
-        if not isinstance(value, dict):
-            raise PortError("mapping_rule must be a JSON object of CUDA text to MUSA text")
-    if isinstance(value, Mapping):
-        return dict(value)
-    try:
-        return dict(value)
-    except (TypeError, ValueError):
-        raise PortError(f"mapping_rule must be a dict, not {type(value).__name__}") from None
-
-
-def _default_musa_dir(cuda_dir: str) -> str:
-    """``./csrc`` and ``./csrc/`` give ``./csrc_musa`` (torch_musa wrote ``./_musa`` for a
-    path with a trailing slash)."""
-    path = cuda_dir.rstrip("/" + os.sep) or os.sep
-    if os.path.basename(path) in ("", ".", ".."):
-        path = os.path.abspath(path)
-    return path + "_musa"
 
 
 class SimplePorting:
@@ -159,12 +108,12 @@ class SimplePorting:
         rename_exported: bool = False,
     ) -> None:
         self.cuda_dir_path = os.fspath(cuda_dir_path)
-        self.ignore_dir_paths = _ignore_list(ignore_dir_paths)
-        self.mapping_rule: dict[str, str] | list[tuple[str, str]] = _rule_dict(mapping_rule)
+        self.ignore_dir_paths = ignore_list(ignore_dir_paths)
+        self.mapping_rule: dict[str, str] | list[tuple[str, str]] = rule_dict(mapping_rule)
         self.drop_default_mapping = drop_default_mapping
         self.mapping_dir_path = os.fspath(mapping_dir_path) if mapping_dir_path else None
         self.musa_dir_path = os.fspath(output_dir_path) if output_dir_path else \
-            _default_musa_dir(self.cuda_dir_path)
+            default_musa_dir(self.cuda_dir_path)
         self.disable_families = list(disable_families)
         self.enable_families = list(enable_families)
         self.quiet = quiet
@@ -239,23 +188,16 @@ class SimplePorting:
         follow the renames of ``cuda_dir_path``'s files); written atomically, and not at
         all when the bytes are already there. A caller that replaces it makes ``run()``
         call the replacement for every file, as torch_musa did."""
-        from .tree.files import atomic_bytes, tmp_rel
         from .tree.single_file import FilePorter
+        from .write.files import write_if_changed
 
         if self._file_porter is None:
             self._file_porter = FilePorter(self._options(), self.cuda_dir_path, recursive=True)
         ported = self._file_porter.port(cuda_filepath)
         for w in [] if self.quiet else ported.warnings:
             LOGGER.warning(w)
-        try:
-            with open(musa_filepath, "rb") as fh:
-                if fh.read() == ported.data:
-                    return
-        except OSError:
-            pass
         os.makedirs(os.path.dirname(os.path.abspath(musa_filepath)), exist_ok=True)
-        mode = os.stat(cuda_filepath).st_mode & 0o7777
-        atomic_bytes(tmp_rel(musa_filepath), musa_filepath, ported.data, mode)
+        write_if_changed(musa_filepath, ported.data, os.stat(cuda_filepath).st_mode & 0o7777)
 
     # -- the engine ------------------------------------------------------------------
 
@@ -275,7 +217,7 @@ class SimplePorting:
             # A caller's read_json reads the mapping folder (as torch_musa's did).
             rules = {**_read_mapping_dir(mapping_dir), **rules}
         elif mapping_dir:
-            dir_files = _mapping_dir_files(mapping_dir)
+            dir_files = mapping_dir_files(mapping_dir)
         cwd = os.getcwd()
         return PortOptions(
             src=self.cuda_dir_path,
@@ -303,15 +245,15 @@ class SimplePorting:
         from .tree.porter import port_tree
         from .tree.rename_map import process_map, with_outside
 
-        notes = [w for w in (shadow_warning(), _mapping_dir_note(self.mapping_dir_path)) if w]
+        notes = [w for w in (shadow_warning(), mapping_dir_note(self.mapping_dir_path)) if w]
         self.process_ignore_dir_paths()
         if self._replaced("load_replaced_mapping") and not isinstance(self.mapping_rule, list):
             self.load_replaced_mapping()
         try:
             if self._replaced("modify_file"):
-                result = _run_per_file(self)
+                result = run_per_file(self)
             else:
-                _check_output(self.cuda_dir_path, self.musa_dir_path)
+                check_output(self.cuda_dir_path, self.musa_dir_path)
                 # Calls in one process share one rename map (tree/rename_map.py).
                 shared = process_map(self.cuda_dir_path)
                 result = port_tree(with_outside(self.options(), [shared] if shared else []))
@@ -356,66 +298,6 @@ def _engine_rules(current: dict[str, str] | list[tuple[str, str]], user: dict[st
     return rules, tables
 
 
-def _check_output(cuda_dir: str, musa_dir: str) -> None:
-    src, out = os.path.realpath(cuda_dir), os.path.realpath(musa_dir)
-    if inside(out, src):
-        raise PortError(f"musa_dir_path {musa_dir} is the source folder or inside it: "
-                        "musa-port never writes into its input; set another musa_dir_path "
-                        "(or replace modify_file to port in place)", cuda_dir)
-
-
-def _mapping_dir_note(d: str | None) -> str | None:
-    """torch_musa reads every ``*.json`` of ``mapping_dir_path`` except ``general.json``
-    (its general table comes from its own folder); musa-port reads that one too, on
-    purpose (a file the user put there is not dropped in silence). Say so."""
-    if not d or not os.path.isfile(os.path.join(d, GENERAL)):
-        return None
-    return (f"mapping_dir_path {os.path.join(d, GENERAL)}: torch_musa's SimplePorting does not "
-            f"read {GENERAL} from mapping_dir_path (it uses its own); musa-port reads it, so its "
-            "rules are in force")
-
-
-def _mapping_dir_files(directory: str) -> list[str]:
-    """The rule tables of a mapping folder: every ``*.json`` in it, in name order."""
-    from .rules.vocabulary import VOCABULARY_FILE
-
-    if not os.path.isdir(directory):
-        raise PortError("mapping folder not found", directory)
-    return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
-            if n.endswith(".json") and n != VOCABULARY_FILE]
-
-
-def _run_per_file(sp: SimplePorting) -> PortResult:
-    """torch_musa's loop, for a caller's ``modify_file``: every file not ignored is
-    handed to it with its output path (``change_filename``), folders made first.
-    musa-port writes nothing itself, so the output may be the source folder."""
-    from .tree.kinds import KindSelector
-    from .tree.names import output_names
-    from .tree.porter import SUPERSEDED
-    from .tree.walk import Ignorer, walk
-
-    if not isinstance(sp.mapping_rule, list):
-        sp.load_replaced_mapping()  # a caller's modify_file reads the pairs, as torch_musa left them
-    opts = sp.options()
-    src, out = os.path.abspath(sp.cuda_dir_path), os.path.abspath(sp.musa_dir_path)
-    if not os.path.isdir(src):
-        raise PortError("source folder not found", sp.cuda_dir_path)
-    result = PortResult(src, out)
-    entries = list(walk(src, Ignorer(opts.ignore), result.ignored))
-    superseded: dict[str, str] = {}
-    out_rel_of = output_names(src, entries, KindSelector.from_options(opts), {}, None,
-                              result.warnings, superseded, sp.change_filename)
-    result.ignored.update({rel: SUPERSEDED for rel in superseded})
-    for e in entries:
-        if e.kind != "file" or e.rel in superseded:
-            continue
-        target = os.path.join(out, out_rel_of[e.rel])
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        sp.modify_file(os.path.join(src, e.rel), target)
-        result.files.append(FileOutcome(e.rel, out_rel_of[e.rel], "ported", written=True))
-    return result
-
-
 _ORIGINAL = {name: SimplePorting.__dict__[name] for name in
              ("load_replaced_mapping", "change_filename", "modify_file", "process_ignore_dir_paths")}
 
@@ -423,7 +305,7 @@ _ORIGINAL = {name: SimplePorting.__dict__[name] for name in
 def _read_mapping_dir(directory: str) -> dict[str, str]:
     """A torch_musa mapping folder read through the module's ``read_json``."""
     rules: dict[str, str] = {}
-    for path in _mapping_dir_files(directory):
+    for path in mapping_dir_files(directory):
         data = read_json(path)
         if not isinstance(data, dict):
             raise PortError("read_json did not return an object", path)

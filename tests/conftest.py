@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -42,9 +43,10 @@ REQUIRE_NVCC = os.environ.get("MUSA_PORT_REQUIRE_NVCC") == "1"
 
 
 def skip_or_fail_in_ci(why: str) -> None:
-    """A CUDA tool is missing: skip here, but fail in CI, which must have it."""
+    """What a case needs is missing here (a CUDA tool, a privilege): skip, but fail in
+    CI, which must run every case."""
     if REQUIRE_NVCC:
-        pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 says this machine must have one")
+        pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 (CI) requires this case to run")
     pytest.skip(why)
 
 
@@ -62,18 +64,28 @@ def nvcc() -> Path:
     return need_nvcc()
 
 
-def run_cli(*args, cwd=None, check=None, module="musa_porting") -> subprocess.CompletedProcess:
+def run_cli(*args, cwd=None, check=None, module="musa_porting", env=None, timeout=600,
+            **kw) -> subprocess.CompletedProcess:
     """Run ``python -m musa_porting`` (or another ``module``) as a user would; returns
-    the completed process."""
-    proc = subprocess.run([sys.executable, "-m", module, *map(str, args)],
-                          capture_output=True, text=True, errors="replace", cwd=cwd)
+    the completed process, stdout and stderr as text with undecodable bytes replaced.
+    Arguments may be bytes (file names that are not UTF-8); ``env`` is added to the
+    environment; ``kw`` go to subprocess (the reliability suite's ``unprivileged``)."""
+    proc = subprocess.run([sys.executable, "-m", module, *map(arg, args)],
+                          capture_output=True, text=True, errors="replace", cwd=cwd,
+                          env={**os.environ, **(env or {})}, timeout=timeout, **kw)
     if check is not None:
         assert proc.returncode == check, proc.stdout + proc.stderr
     return proc
 
 
-def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:
+def arg(a) -> str | bytes:
+    """A command-line argument: bytes as they are, anything else as text."""
+    return a if isinstance(a, bytes) else str(a)
+
+
+def make_tree(root: Path, files: Mapping[str, bytes | str]) -> Path:
     """Write ``files`` (path under root -> text or bytes) and return root."""
+    root.mkdir(parents=True, exist_ok=True)
     for rel, content in files.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -16,11 +16,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
-from ..port import build_names as bn
-from ..port import nvcc_flags as nf
-from ..port.build_rewrite import REF, TARGET, Change, Note
-from ..port.build_words import TEXT, Word
-from ..port.lexer import merge_spans
+from ..port.build import names as bn
+from ..port.build import nvcc_flags as nf
+from ..port.build.rewrite import REF, TARGET, Change, Note
+from ..port.build.words import TEXT, Word
+from ..port.cxx.lexer import merge_spans
 from .checks import Diagnostic
 from .findings import _line_cols
 

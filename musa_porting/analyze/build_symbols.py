@@ -20,8 +20,9 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..port.build_words import CODE, STRING
-from .symbols import Definition, FileSymbols, WordFinder
+from ..port.build.words import CODE, STRING
+from .symbols import Definition, FileSymbols
+from .word_finder import WordFinder
 
 if TYPE_CHECKING:
     import tokenize
@@ -38,8 +39,8 @@ _NOT_COMPILER = ("execute_process", "externalproject", "fetchcontent", "message"
 
 
 def _cmake(text: str) -> Iterator[tuple[str, int]]:
-    from ..port.cmake_lexer import lex_cmake
-    from ..port.cmake_words import command_words
+    from ..port.build.cmake.lexer import lex_cmake
+    from ..port.build.cmake.words import command_words
 
     for cmd in lex_cmake(text).commands:
         name = cmd.lname
@@ -59,7 +60,7 @@ def _cmake(text: str) -> Iterator[tuple[str, int]]:
 
 
 def _scripts(text: str, make: bool) -> Iterator[tuple[str, int]]:
-    from ..port.shell_lexer import lex_make, lex_shell
+    from ..port.build.shell.lexer import lex_make, lex_shell
 
     for stmt in (lex_make(text) if make else lex_shell(text)).statements:
         code = [w for w in stmt if w.where in (CODE, STRING)]

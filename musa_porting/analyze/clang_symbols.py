@@ -28,7 +28,8 @@ from pathlib import Path
 
 from ..errors import PortError
 from ..safe_open import read_regular
-from .symbols import Definition, FileSymbols, WordFinder, scan_lexer
+from .symbols import Definition, FileSymbols, scan_lexer
+from .word_finder import WordFinder
 
 SOURCE_EXTS = (".cu", ".mu", ".cpp", ".cc", ".cxx", ".c")
 CUDA_EXTS = (".cu", ".mu")

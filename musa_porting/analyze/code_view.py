@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..port import lexer
+from ..port.cxx import lexer
 
 
 def blank(data: bytes, spans: Iterable[tuple[int, int]] | None = None) -> bytes:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from ..port import lexer
+from ..port.cxx import lexer
 
 # (name, line, column, how): the binding's name, where it is bound, and how.
 Export = tuple[str, int, int, str]

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import islice
 
-from ..port import lexer
+from ..port.cxx import lexer
 from ..port.engine import Edit
 from ..port.lines import Lines
 from ..rules.project import KEPT_LIBRARY_NAME

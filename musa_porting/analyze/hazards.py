@@ -15,7 +15,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from ..port import lexer
+from ..port.cxx import lexer
 from ..port.engine import Edit
 from . import device_names, fp64, ptx, shared_memory, versions, warp
 from .arches import Target

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from ..port.engine import _ALNUM, SUBSTRING_PREFIX, WORD_KEY
+from ..port.automata import ALNUM as _ALNUM
+from ..port.engine import SUBSTRING_PREFIX, WORD_KEY
 from ..rules import RuleSet
 from ..rules.model import USER_FAMILY
 

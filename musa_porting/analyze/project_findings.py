@@ -9,8 +9,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from ..port.arch_values import ARCH_NOTE
-from ..port.arch_values import FAMILY as ARCH_FAMILY
+from ..port.cxx.arch_values import ARCH_NOTE
+from ..port.cxx.arch_values import FAMILY as ARCH_FAMILY
 from ..port.engine import Edit
 from ..rules.project import Collision, ProjectPlan, Rename
 from .checks import Diagnostic
@@ -69,7 +69,7 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
 
 
 def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
-    """MP3104 for each CUDA arch number the port turned into a MUSA one (port/arch_values.py),
+    """MP3104 for each CUDA arch number the port turned into a MUSA one (port/cxx/arch_values.py),
     at its place in the ported file and in the original."""
     out = []
     growth: dict[int, tuple[list[int], list[int]]] | None = None

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence, Set
 
-from ..port import lexer
 from ..port.cuda_strings import CHECK, CudaStrings
+from ..port.cxx import lexer
 from ..port.engine import Edit
 from .checks import Diagnostic
 

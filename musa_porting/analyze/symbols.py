@@ -15,19 +15,16 @@ back end behind the same ``FileSymbols`` result.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from sys import intern  # the same few used names in every file of a large tree
 
-from ..port import lexer
+from ..port.cxx import lexer
 from ..port.lines import Lines
-from ..rules.vocabulary import Vocabulary
 from . import exported as exported_names
+from .word_finder import WordFinder
 
 _IDENT_BYTE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_MASK = bytes(0x61 if b in _IDENT_BYTE else 0x20 for b in range(256))
 _DEFINE = re.compile(rb"#[ \t]*define[ \t]+")
 _ENUM_BODY = re.compile(rb"\benum\b[^;{}()]*\{")
 KEYWORDS = frozenset((
@@ -89,90 +86,6 @@ class FileSymbols:
         return cls([Definition(*d) for d in data.get("defs", [])], list(data.get("taken", [])),
                    data.get("note", ""), [list(x) for x in data.get("exported", [])],
                    list(data.get("uses", [])))
-
-
-class WordFinder:
-    """Finds the identifiers that hold a vocabulary word, fast: the file is lowered
-    once and searched for the words in one pass (an Aho-Corasick automaton from the
-    ``ahocorasick_rs`` wheel; without it, or with ``MUSA_PORT_PURE_PYTHON=1``, a
-    trie-shaped regex with the same hits), and only the identifiers around the hits
-    are split into parts and checked. No word holds another, so at most one starts at
-    any offset and both searches report the same leftmost, non-overlapping hits."""
-
-    def __init__(self, vocabulary: Vocabulary):
-        self.vocabulary = vocabulary
-        words = sorted({f.lower() for f in vocabulary.forms()})
-        # A word that holds another (cudart holds cuda) is found through it.
-        minimal = [w for w in words if not any(o != w and o in w for o in words)]
-        self._re = re.compile(_trie(minimal)) if minimal else None
-        self._ac = _automaton([w.encode() for w in minimal]) if minimal else None
-
-    def present(self, low: bytes) -> bool:
-        if self._ac is not None:
-            return bool(self._ac.find_matches_as_indexes(low))
-        return self._re is not None and self._re.search(low) is not None
-
-    def starts(self, low: bytes) -> list[int]:
-        """Where the words start in lowered text (the identifiers around them are not
-        checked)."""
-        if self._ac is not None:
-            return [s for _, s, _ in self._ac.find_matches_as_indexes(low)]
-        return [m.start() for m in self._re.finditer(low)] if self._re is not None else []
-
-    def spans(self, data: bytes, low: bytes) -> Iterator[tuple[int, int]]:
-        """(start, end) of each identifier of ``data`` around a word hit, once each and
-        in order (``low`` is ``data.lower()``); whether the name holds a word whole is
-        the caller's check."""
-        mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
-        n = len(data)
-        seen = -1
-        for p in self.starts(low):
-            if p < seen:
-                continue
-            s = mask.rfind(b" ", 0, p) + 1
-            e = mask.find(b" ", p)
-            if e < 0:
-                e = n
-            seen = e
-            yield s, e
-
-    def identifiers(self, data: bytes, low: bytes):
-        """(start, end, name) of each identifier of ``data`` that holds a word
-        (``low`` is ``data.lower()``)."""
-        rename = self.vocabulary.rename
-        for s, e in self.spans(data, low):
-            if 0x30 <= data[s] <= 0x39:
-                continue  # a number
-            name = data[s:e].decode("ascii", "replace")
-            if rename(name) is not None:
-                yield s, e, name
-
-
-def _automaton(words: list[bytes]):
-    if os.environ.get("MUSA_PORT_PURE_PYTHON") == "1":
-        return None
-    try:
-        import ahocorasick_rs
-    except ImportError:
-        return None
-    return ahocorasick_rs.BytesAhoCorasick(words, implementation=ahocorasick_rs.Implementation.DFA)
-
-
-def _trie(words: list[str]) -> bytes:
-    root: dict = {}
-    for w in words:
-        node = root
-        for ch in w.encode():
-            node = node.setdefault(ch, {})
-        node[None] = True
-
-    def emit(node: dict) -> bytes:
-        if None in node:
-            return b""  # a word ends here: any longer one holds it
-        alts = [re.escape(bytes([k])) + emit(v) for k, v in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
-
-    return emit(root)
 
 
 def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:

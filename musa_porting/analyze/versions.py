@@ -15,7 +15,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from ..port.arch_values import MUSA_VALUES
+from ..port.cxx.arch_values import MUSA_VALUES
 from ..port.lines import Lines
 from .arches import ARCHES
 from .scan import Hazard, Scan
@@ -141,7 +141,7 @@ def version_hazards(scan: Scan) -> Iterator[Hazard]:
 
 def _ported_threshold(cuda: str, op: str, number: int) -> bool:
     """``__CUDA_ARCH__ >= 800`` that the port already wrote as ``__MUSA_ARCH__ >= 220``
-    (port/arch_values.py, reported there as MP3104): an ordering against a MUSA arch
+    (port/cxx/arch_values.py, reported there as MP3104): an ordering against a MUSA arch
     value is not a CUDA number carried over."""
     return cuda == "__CUDA_ARCH__" and op in ("<", "<=", ">", ">=") and number in MUSA_VALUES
 

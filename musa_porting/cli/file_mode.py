@@ -62,16 +62,9 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
 
 
 def _write_if_changed(target: str, data: bytes, mode: int) -> None:
-    """Atomically, and not at all when the file holds these bytes (its mtime stays)."""
-    from ..tree.files import atomic_bytes, tmp_rel
+    from ..write.files import write_if_changed
 
-    try:
-        with open(target, "rb") as fh:
-            if fh.read() == data:
-                return
-    except OSError:
-        pass
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise PortError("folder not found", folder)
-    atomic_bytes(tmp_rel(target), target, data, mode)
+    write_if_changed(target, data, mode)

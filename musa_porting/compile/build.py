@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PortError
-from ..tree.manifest import BUILD_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME
+from ..write.manifest import BUILD_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME
 from .diagnostics import PortMap
 from .ninja import check_names, run_ninja, write_build_files, write_if_changed
 from .profile import Profile

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..tree.manifest import load_manifest
+from ..write.manifest import load_manifest
 
 # file:line:col: error: message   (clang, gcc)
 _CLANG_RE = re.compile(

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import PortError
-from ..safe_open import NOFOLLOW, read_regular
+from ..write import files
 from .diagnostics import PortMap, parse
 from .profile import Profile
 from .result import FileBuild
@@ -149,26 +149,8 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
 
 def write_if_changed(path: Path, text: str) -> None:
     """Keep the mtime of an unchanged generated file: ninja re-reads a changed
-    build.ninja and re-compiles whatever depends on a changed shim header. Written
-    atomically, through one temp name per file, so a killed run leaves none behind
-    that the next one would not reuse."""
-    data = text.encode("utf-8", "surrogateescape")  # a file name's bytes, as they are
-    try:
-        if read_regular(str(path)) == data:
-            return
-    except OSError:
-        pass  # no previous file (or a link, replaced below, never followed): write it
-    tmp = path.with_name(f".{path.name}.musa-port-tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    build.ninja and re-compiles whatever depends on a changed shim header."""
+    files.write_if_changed(str(path), text.encode("utf-8", "surrogateescape"), 0o644)
 
 
 def _failed_edge(outputs: str, build_dir: Path, by_obj: dict[str, FileBuild]

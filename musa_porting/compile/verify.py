@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PortError
-from ..port import lexer
+from ..port.cxx import lexer
+from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
-from ..port.includes import IncludeResolver
 from ..rules import build_ruleset
 from ..safe_open import read_regular
-from ..tree.manifest import MANIFEST_NAME, load_manifest
+from ..write.manifest import MANIFEST_NAME, load_manifest
 from .build import BUILD_DIR_NAME, BuildOptions, build, collect_sources, make_build_dir
 from .ninja import check_names
 from .profile import HOST_EXTS, Profile, gcc_depfile_flags

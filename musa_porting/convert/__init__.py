@@ -19,9 +19,9 @@ from ..analyze.checks import Diagnostic
 from ..errors import PortError
 from ..port.python import PathMap, port_python, python_rules
 from ..safe_open import read_regular
-from ..tree.files import atomic_bytes
-from ..tree.manifest import MANIFEST_NAME, TMP_SUFFIX
 from ..tree.result import DiffItem
+from ..write.files import atomic_bytes
+from ..write.manifest import MANIFEST_NAME, TMP_SUFFIX
 from . import safety
 from .ported_trees import find_ported_trees
 

@@ -16,7 +16,7 @@ from ..port.python.names import identifier_renames
 from ..port.python.paths import with_folders
 from ..rules import build_ruleset
 from ..rules.project import ProjectPlan
-from ..tree.manifest import MANIFEST_NAME, Manifest, load_manifest
+from ..write.manifest import MANIFEST_NAME, Manifest, load_manifest
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
 

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 
 from ..rules.model import Rule
 from ..rules.vocabulary import Vocabulary
-from . import build_names as bn
-from . import lexer
+from .build import names as bn
+from .cxx import lexer
 
 FAMILY = "strings"
 CHECK = "MP1009"

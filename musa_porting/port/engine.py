@@ -10,21 +10,14 @@ where a key's edge is a letter or a digit, so ``_CUH`` still hits ``FOO_CUH``.
 
 from __future__ import annotations
 
-import os
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+from .automata import compile_others, word_automaton, word_regex
 
-# "The byte before the key's first byte is not an identifier byte", written as a
-# two-byte look-behind placed *after* the first byte: this keeps the first element
-# of every alternative a literal, so the regex engine can skip ahead with its fast
-# first-character scan instead of attempting a match at every offset.
-_LEFT_BOUNDARY = rb"(?<![A-Za-z0-9_].)"
-_RIGHT_BOUNDARY = rb"(?![A-Za-z0-9_])"
+IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 # A key that is a whole identifier with alphanumeric ends: found by token lookup.
 WORD_KEY = re.compile(rb"[A-Za-z0-9](?:[A-Za-z0-9_]*[A-Za-z0-9])?")
 HEADER_KEY = re.compile(rb'<[^<>"\s]+>|"[^<>"\s]+"')
@@ -44,47 +37,6 @@ class Edit:
     old: str
     new: str
     rule: object = None  # the Rule that produced it (or None for include renames)
-
-
-_END = object()  # in a trie node: the key that ends here (its value: what kind of end)
-
-
-def _trie_insert(root: dict, key: bytes, mark: object, *, replace: bool = True) -> None:
-    """Add ``key`` to a byte trie, marking its last node with ``mark``."""
-    node = root
-    for byte in key:
-        node = node.setdefault(byte, {})
-    if replace:
-        node[_END] = mark
-    else:
-        node.setdefault(_END, mark)
-
-
-def _trie_pattern(keys: Sequence[bytes]) -> bytes:
-    """Build a backtracking regex equivalent to leftmost-longest over ``keys``."""
-    root: dict = {}
-    end = _END
-    for key in keys:
-        _trie_insert(root, key, True)
-
-    def emit(node: dict, depth: int, prev: int | None) -> bytes:
-        branches = []
-        for byte in sorted(b for b in node if b is not end):
-            child = node[byte]
-            part = re.escape(bytes([byte]))
-            if depth == 0 and byte in _ALNUM:
-                part += _LEFT_BOUNDARY
-            branches.append(part + emit(child, depth + 1, byte))
-        # Longer continuations are listed first; the key ending here is the fallback.
-        if end in node:
-            branches.append(_RIGHT_BOUNDARY if prev in _ALNUM else b"")
-        if not branches:
-            return b""
-        if len(branches) == 1:
-            return branches[0]
-        return b"(?:" + b"|".join(branches) + b")"
-
-    return emit(root, 0, None)
 
 
 class Matcher:
@@ -115,13 +67,13 @@ class Matcher:
         self.families = frozenset(getattr(r, "family", None) for r in self.rules.values())
         self._classify(self.rules)
         # A user rule whose key is not a whole identifier (an #include line, punctuation):
-        # the ported file's includes then ask whether one covers them (port/cxx.py).
+        # the ported file's includes then ask whether one covers them (port/cxx/porter.py).
         self.user_text = any(getattr(item[2], "is_user", False) for item in self._others.values())
         # Automata of the word keys (one here; ``extended`` adds one for its keys).
         self._word_acs: list[tuple[object, list[bytes]]] = []
         self._word_re = None
         self._compile_words(list(self._words))
-        self._compile_others()
+        self._other_ac, self._other_re, self._sub_re = compile_others(self._others, self._unbounded)
 
     def _classify(self, rules: Mapping[str, object]) -> None:
         for key, rule in rules.items():
@@ -146,23 +98,11 @@ class Matcher:
     def _compile_words(self, keys: list[bytes]) -> None:
         """Add an automaton of ``keys`` (word keys of ``self._words``); without the
         wheel, one regex of every word key instead."""
-        ac = _word_automaton(keys) if keys else None
+        ac = word_automaton(keys) if keys else None
         if ac is not None:
             self._word_acs.append(ac)
         elif self._words:
-            self._word_re = _word_regex(self._words)
-
-    def _compile_others(self) -> None:
-        self._other_re = self._sub_re = None
-        self._other_ac = _other_automaton(list(self._others), self._unbounded) if self._others \
-            else None
-        if self._others and self._other_ac is None:
-            bounded = sorted(k for k in self._others if k not in self._unbounded)
-            if bounded:
-                self._other_re = re.compile(_trie_pattern(bounded), re.DOTALL)
-            if self._unbounded:
-                self._sub_re = re.compile(b"|".join(
-                    re.escape(k) for k in sorted(self._unbounded, key=len, reverse=True)), re.DOTALL)
+            self._word_re = word_regex(self._words)
 
     def extended(self, extra: Mapping[str, object]) -> Matcher:
         """This matcher with the ``extra`` rules whose keys it has no rule for (a
@@ -189,7 +129,7 @@ class Matcher:
         else:
             m._compile_words([k for k in m._words if k not in self._words])
         if len(m._others) != len(self._others):
-            m._compile_others()
+            m._other_ac, m._other_re, m._sub_re = compile_others(m._others, m._unbounded)
         else:
             m._other_ac, m._other_re, m._sub_re = self._other_ac, self._other_re, self._sub_re
         return m
@@ -293,86 +233,6 @@ class Matcher:
                 mo = after(ohits, e)
             if mw is not None and mw[0] < e:
                 mw = after(whits, e)
-
-
-def _other_automaton(keys: list[bytes], unbounded: set[bytes] = frozenset()):  # type: ignore[assignment]
-    """The other keys (``_CUH``, ``__CUDACC__``, ``.is_cuda()``) in an Aho-Corasick
-    automaton that reports every occurrence, overlaps included: leftmost-longest with
-    a fall back to shorter keys when a boundary fails is then chosen in Python, as the
-    trie regex would. Each key's edges say which side needs an identifier boundary."""
-    if os.environ.get("MUSA_PORT_PURE_PYTHON") == "1":
-        return None
-    try:
-        import ahocorasick_rs
-    except ImportError:
-        return None
-    edges = [(False, False) if k in unbounded else (k[0] in _ALNUM, k[-1] in _ALNUM) for k in keys]
-    return (ahocorasick_rs.BytesAhoCorasick(keys, matchkind=ahocorasick_rs.MATCHKIND_STANDARD,
-                                            implementation=_implementation(ahocorasick_rs, keys)),
-            keys, edges)
-
-
-def _word_automaton(keys: list[bytes]):
-    """An Aho-Corasick automaton of the word keys (leftmost-longest), from the
-    ``ahocorasick_rs`` wheel: it finds every key occurrence in one pass in Rust, and
-    only whole-token occurrences are kept. None when the wheel is missing or
-    ``MUSA_PORT_PURE_PYTHON=1``: the token regex below gives the same matches."""
-    if os.environ.get("MUSA_PORT_PURE_PYTHON") == "1":
-        return None
-    try:
-        import ahocorasick_rs
-    except ImportError:
-        return None
-    return (ahocorasick_rs.BytesAhoCorasick(keys, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST,
-                                            implementation=_implementation(ahocorasick_rs, keys)),
-            keys)
-
-
-def _implementation(ahocorasick_rs, keys: list[bytes]):
-    """A DFA searches about twice as fast, and takes twice as long to build: worth it
-    for a few thousand keys, not for the 30,000 of the tables."""
-    impl = ahocorasick_rs.Implementation
-    return impl.DFA if len(keys) <= 5000 else impl.ContiguousNFA
-
-
-_PREFIX = 4  # bytes of each key the token regex checks before the dict lookup
-
-
-def _word_regex(words: Mapping[bytes, object]) -> re.Pattern[bytes]:
-    """Identifier tokens, at identifier starts, that begin with the first bytes of some
-    key. The distinct 4-byte prefixes are few (hundreds for 30,000 keys) so their trie
-    compiles fast, and they are selective enough that few tokens reach Python."""
-    prefixes: set[bytes] = set()
-    short: set[bytes] = set()
-    for k in words:
-        if len(k) <= _PREFIX:
-            short.add(k)
-        else:
-            prefixes.add(k[:_PREFIX])
-    root: dict = {}
-    end = _END
-    for p in prefixes:
-        _trie_insert(root, p, "prefix")
-    for k in short:
-        _trie_insert(root, k, "word", replace=False)  # a prefix node already matches it
-
-    def emit(node: dict, depth: int) -> bytes:
-        branches = []
-        for b in sorted(x for x in node if x is not end):
-            part = re.escape(bytes([b]))
-            if depth == 0:
-                part += _LEFT_BOUNDARY
-            branches.append(part + emit(node[b], depth + 1))
-        kind = node.get(end)
-        if kind == "prefix":
-            return rb"[A-Za-z0-9_]*"  # any token that starts with this prefix
-        if kind == "word":
-            branches.append(_RIGHT_BOUNDARY)  # a short key: the whole token
-        if len(branches) == 1:
-            return branches[0]
-        return b"(?:" + b"|".join(branches) + b")"
-
-    return re.compile(emit(root, 0))
 
 
 @dataclass

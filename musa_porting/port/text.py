@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import overload
 
 from ..rules import build_ruleset
-from .cxx import port_bytes
+from .cxx.porter import port_bytes
 from .engine import Edit, Matcher
 
 

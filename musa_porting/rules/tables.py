@@ -16,24 +16,15 @@ from pathlib import Path
 from ..errors import PortError
 from ..safe_open import read_regular
 from .files import load_rule_file, not_unicode
+from .mapping_dir import default_mapping_dir
 from .model import USER_FAMILY, Rule, RuleSet
 from .table_cache import cached_tables
 from .vocabulary import VOCABULARY_FILE
 
 
-def default_mapping_dir() -> Path:
-    """The tables shipped with the package (wheel) or beside it (source checkout)."""
-    here = Path(__file__).resolve().parent.parent  # the musa_porting package
-    for candidate in (here / "mapping", here.parent / "mapping"):
-        if candidate.is_dir():
-            return candidate
-    raise PortError(f"default mapping tables not found (looked in {here / 'mapping'} "
-                    f"and {here.parent / 'mapping'}); reinstall musa-port")
-
-
 def _load_shipped_table(path: Path) -> tuple[list[Rule], str, bool]:
     """A table shipped with musa-port: parsed without the per-key checks, which the
-    test suite runs over every shipped table instead (tests/test_tables.py).
+    test suite runs over every shipped table instead (tests/tables/test_tables.py).
 
     This is on the start-up path of every port (33,000 entries), so it is written
     for speed: rules are built as plain tuples, and the cyclic garbage collector is

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..errors import PortError
 from ..safe_open import read_regular
+from .mapping_dir import default_mapping_dir
 
 VOCABULARY_FILE = "vocabulary.json"
 
@@ -144,8 +145,6 @@ class Vocabulary:
 
 
 def default_vocabulary_path() -> Path:
-    from .tables import default_mapping_dir
-
     return default_mapping_dir() / VOCABULARY_FILE
 
 

@@ -36,7 +36,7 @@ Options: ``--include DIR`` (repeatable; default ``$CUDA_INCLUDE`` or
 beside the checkout) or ``--no-vendor`` (the naming rules alone).
 
 The generator is not run in CI (CI has no wheels); the generated files are committed.
-``tests/test_tables.py`` regenerates them by hand (``MUSA_PORT_TABLE_HEADERS=DIR``).
+``tests/tables/test_tables.py`` regenerates them by hand (``MUSA_PORT_TABLE_HEADERS=DIR``).
 """
 
 from __future__ import annotations

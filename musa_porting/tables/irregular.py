@@ -330,7 +330,7 @@ VENDOR_EXCEPTION_PATTERNS = (
 
 # --------------------------------------------------------------------------------------
 # Names that must never be keys (they keep their names on MUSA, or are not CUDA APIs).
-# The generator refuses to write a table containing one; tests/test_tables.py checks
+# The generator refuses to write a table containing one; tests/tables/test_tables.py checks
 # the shipped tables too.
 # --------------------------------------------------------------------------------------
 

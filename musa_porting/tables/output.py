@@ -156,7 +156,7 @@ def _vendor_section(tables: dict[str, Table], vendor: VendorReport) -> list[str]
              f"Moore Threads' torch_musa ({vendor.label}): `mapping/general.json`, `extra.json`,",
              "`include.json`, `dnn-naming.json`, `dnn-header.json`. Where they map a CUDA name,",
              f"their MUSA name is the entry's ({n_vendor} entries, `source: vendor`); names no",
-             f"table had were added ({added}). `tests/test_tables.py` checks that",
+             f"table had were added ({added}). `tests/tables/test_tables.py` checks that",
              "every key of the five tables ports to the vendor's value, except the exceptions",
              "below.", "", EXCEPTIONS_HEADING, "",
              "| CUDA | the vendor's MUSA | reason |", "|---|---|---|"]

@@ -52,7 +52,7 @@ REVIEWED_WORDS = ("NVSWITCH", "NVBLAS")
 IMPLIED_WORDS = {"NVL": ("MTL", "NVLINK", True)}
 
 # Inner-word changes of the vendor's tables that are not vocabulary words, each with
-# why (tests/test_vocabulary.py checks that every change is a word or listed here).
+# why (tests/rules/test_vocabulary.py checks that every change is a word or listed here).
 LEFT_OUT = {
     **{w: "two letters or fewer: the API prefixes (cu, CU, nv), which the tables' prefix "
           "rules handle; in names they are not CUDA's (cu_seqlens, nv_half)"

@@ -1,3 +1,3 @@
-"""Porting a whole tree: walk SRC, plan every file, stage, write, remove stale
-outputs, and keep the manifest that makes re-runs incremental. The entry point is
-``porter.port_tree``; ``docs/architecture.md`` shows how the modules fit."""
+"""Porting a whole tree: walk SRC, name every output, index the project's symbols, and
+plan every file (in forked workers); then ``write/`` puts the plan in place. The entry
+point is ``porter.port_tree``; ``docs/architecture.md`` shows how the modules fit."""

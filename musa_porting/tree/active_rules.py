@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from ..analyze.residuals import Knowledge
 from ..port.cuda_strings import CudaStrings
+from ..port.cxx.messages import MessageWords
 from ..port.engine import Matcher
-from ..port.messages import MessageWords
 from ..rules import RuleSet, build_ruleset
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary

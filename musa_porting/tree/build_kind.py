@@ -1,5 +1,5 @@
 """The build-file kinds (``cmake``, ``make``, ``shell``) as ``kinds.PORTERS`` calls them:
-from a ``FileContext`` to the porter in ``port/build_file.py`` and the findings of
+from a ``FileContext`` to the porter in ``port/build/file.py`` and the findings of
 ``analyze/build_findings.py``."""
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from ..analyze.build_symbols import KIND as BUILD_MACRO
 from ..analyze.project_findings import project_findings
+from .ported import Ported
 
 if TYPE_CHECKING:
     from ..rules.project import ProjectPlan
-    from .kinds import FileContext, Ported
+    from .ported import FileContext
 
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
-# What build_kind_of returns (port/build_file.py ports each; imported when one is met).
+# What build_kind_of returns (port/build/file.py ports each; imported when one is met).
 BUILD_KINDS = ("cmake", "make", "shell")
 
 
@@ -88,9 +89,8 @@ def build_macro_renames(project: ProjectPlan | None) -> dict[str, str]:
 def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     """Port one build file and find what is left."""
     from ..analyze.build_findings import build_diagnostics
-    from ..port.build_file import build_words, port_build_bytes
-    from ..port.build_rewrite import BuildContext
-    from .kinds import Ported  # kinds imports this module for its PORTERS
+    from ..port.build.file import build_words, port_build_bytes
+    from ..port.build.rewrite import BuildContext
 
     exts = {e if e.startswith(".") else "." + e for e in ctx.opts.extensions}
     bctx = BuildContext(rel=ctx.rel, arches=tuple(ctx.opts.arch), out_rel_of=ctx.out_rel_of,

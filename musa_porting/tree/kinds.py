@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
@@ -24,45 +24,10 @@ from ..analyze.project_findings import arch_findings, project_findings
 from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
 from ..analyze.suppress import unsuppressed
-from ..port.cxx import port_bytes
-from ..port.engine import Edit
-from ..port.includes import IncludeResolver
-from .active_rules import ActiveRules
+from ..port.cxx.porter import port_bytes
 from .build_kind import BUILD_KINDS, build_kind_of, may_be_script, port_build_file, shell_script_calling_nvcc
 from .options import PortOptions
-
-
-@dataclass
-class FileContext:
-    """What porting one file may know about the run."""
-
-    rel: str  # the file, relative to SRC
-    rules: ActiveRules
-    resolver: IncludeResolver  # files of the tree, for includes and paths
-    out_rel_of: dict[str, str]  # every input of the tree -> its output path
-    opts: PortOptions  # the run's options (a kind may have its own)
-
-    @property
-    def skip(self) -> frozenset[str]:
-        return frozenset(self.opts.skip)
-
-    @property
-    def reverse(self) -> bool:
-        return self.opts.reverse
-
-
-@dataclass
-class Ported:
-    """One ported file: new bytes, the edits, warnings (line, message) and findings."""
-
-    data: bytes
-    edits: list[Edit]
-    warnings: list[tuple[int, str]] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    by_family: dict[str, int] = field(default_factory=dict)
-    by_rule: dict[str, int] = field(default_factory=dict)
-    # Findings past analyze.findings.MAX_PER_FILE, counted per ID but not built.
-    findings_dropped: dict[str, int] = field(default_factory=dict)
+from .ported import FileContext, Ported
 
 
 def port_cxx(data: bytes, ctx: FileContext) -> Ported:

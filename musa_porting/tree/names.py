@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from ..errors import PortError
 from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
+from ..write.manifest import RESERVED_NAMES
 from .kinds import KindSelector
-from .manifest import RESERVED_NAMES
 from .vendored import in_library
 from .walk import Entry
 

@@ -63,7 +63,7 @@ class PortOptions:
     # caller replaces it); None: the extension renames above, for ported files only.
     file_name: Callable[[str], str] | None = None
     # Replace or remove paths in the output that musa-port did not write (see
-    # tree/output_state.py); by default the run stops with exit 2 naming the first.
+    # write/output_state.py); by default the run stops with exit 2 naming the first.
     force: bool = False
     wait: float = 600.0  # seconds to wait for another run writing the same output
     paranoid: bool = False  # compare inputs by sha256 too, not only size, mtime, ctime

@@ -16,15 +16,16 @@ from typing import NamedTuple
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
-from ..port.includes import IncludeResolver
+from ..port.cxx.includes import IncludeResolver
 from ..safe_open import open_regular
+from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
+from ..write.manifest import UNTRUSTED, FileRecord, Manifest
+from ..write.output_state import OutputState
 from .active_rules import ActiveRules
-from .files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
-from .kinds import PORTERS, FileContext, KindSelector
-from .manifest import UNTRUSTED, FileRecord, Manifest
+from .kinds import PORTERS, KindSelector
 from .options import PortOptions
-from .output_state import OutputState
 from .paths import link_target
+from .ported import FileContext
 from .result import DiffItem, FileOutcome
 from .walk import Entry
 
@@ -234,6 +235,21 @@ def _starts_with(path: str, magic: bytes, e: Entry) -> bool:
             return fh.read(len(magic)) == magic
         except OSError:
             return False
+
+
+def unchanged_records(out: str, src: str, files: list[Entry], out_rel_of: dict[str, str],
+                      old: Manifest, state: OutputState, paranoid: bool) -> dict[str, FileRecord]:
+    """The files whose input and output are as the manifest recorded (see
+    ``unchanged_record``): decided once, before planning (forked workers inherit it)."""
+    fast: dict[str, FileRecord] = {}
+    for e in files:
+        if e.kind != "file" or not state.reachable(out_rel_of[e.rel]):
+            continue
+        rec = unchanged_record(out, e, out_rel_of[e.rel], old,
+                               os.path.join(src, e.rel) if paranoid else None)
+        if rec is not None:
+            fast[e.rel] = rec
+    return fast
 
 
 def unchanged_record(out: str, e: Entry, out_rel: str, old: Manifest,

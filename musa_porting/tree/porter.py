@@ -19,38 +19,39 @@ from __future__ import annotations
 import gc
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ..analyze.build_symbols import BUILD_KINDS
 from ..analyze.near_misses import near_miss_warnings
 from ..errors import PortError
+from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
-from ..port.includes import IncludeResolver
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
+from ..write.commit import commit
+from ..write.fingerprint import options_fingerprint, rules_stamp
+from ..write.journal import pending_intent, recover
+from ..write.lock import OutputLock
+from ..write.manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from ..write.outdir import OutDir
+from ..write.output_state import OutputState
+from ..write.stage import Stager
+from ..write.stale import plan_stale, stale_warnings
 from . import timings
 from .active_rules import compile_rules, keeping, rule_options, with_project
-from .fingerprint import options_fingerprint, rules_stamp
-from .journal import pending_intent, recover
 from .kinds import TABLE_FREE, KindSelector
-from .lock import OutputLock
-from .manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
-from .outdir import OutDir
-from .output_state import OutputState
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
-from .plan import Planned, Planner, unchanged_record
+from .plan import Planned, Planner, unchanged_records
 from .project_symbols import SymbolPass, indexed, run_vocabulary
 from .python_run import launch_files
 from .rename_map import with_outside
 from .result import PortResult
-from .stage import Stager
-from .stale import plan_stale
 from .vendored import in_library, library_roots
 from .walk import Entry, Ignorer, walk
-from .write import commit
 
 # The kinds the symbol index reads: sources, and build files for their macros.
 INDEXED = BUILD_KINDS | {"cxx"}
@@ -75,33 +76,12 @@ class Porter:
         self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
         self.library_names: frozenset[str] = frozenset()  # the names they define
 
-    def _walk(self, result: PortResult) -> list[Entry]:
-        ignorer = Ignorer(self.opts.ignore)
-        skipped: list[tuple[str, str]] = []
-        try:
-            entries = list(walk(self.src, ignorer, result.ignored, skipped))
-        except OSError as exc:
-            raise PortError(f"cannot list folder: {exc.strerror or exc}",
-                            exc.filename or self.src) from None
-        for rel, what in skipped:
-            result.warnings.append(f"{os.path.join(self.src, rel)}: warning: skipped: {what}, "
-                                   "not a file, folder or link")
-        kept = []
-        for e in entries:
-            if e.rel in RESERVED_NAMES:
-                result.warnings.append(f"{os.path.join(self.src, e.rel)}: skipped (reserved name)")
-                continue
-            if e.rel.startswith(BUILD_DIR_NAME + "/"):
-                continue  # inside the build folder skipped above
-            kept.append(e)
-        return kept
-
     def run(self) -> PortResult:
         t0 = time.perf_counter()
         opts = self.opts
         result = PortResult(self.src, self.out, dry_run=opts.dry_run,
                             symbols_backend=opts.symbols_backend)
-        entries = self._walk(result)
+        entries = _tree_entries(self.src, self.opts.ignore, result)
         timings.mark("walk")
         try:
             if opts.dry_run:
@@ -157,15 +137,8 @@ class Porter:
         state.classify([d.rel for d in dirs])
         # Files whose input and output are as the manifest recorded: decided once here,
         # used by the planning below (and inherited by forked workers).
-        fast: dict[str, FileRecord] = {}
-        if trusted:
-            for e in files:
-                if e.kind != "file" or not state.reachable(out_rel_of[e.rel]):
-                    continue
-                rec = unchanged_record(self.out, e, out_rel_of[e.rel], old,
-                                       os.path.join(self.src, e.rel) if opts.paranoid else None)
-                if rec is not None:
-                    fast[e.rel] = rec
+        fast = unchanged_records(self.out, self.src, files, out_rel_of, old, state,
+                                 opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
         base = None  # the rules compiled while the symbol index ran, if it did
@@ -213,13 +186,8 @@ class Porter:
                     planner.rules.ruleset, result.by_rule)
             dir_rels = {d.rel for d in dirs}
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
-            for rel in sorted([*stale.forced, *stale.replaced]):
-                result.warnings.append(f"{os.path.join(self.out, rel)}: warning: replaced "
-                                       "(--force); musa-port had not written it")
-            for rel in stale.kept:
-                result.kept_stale.append(rel)
-                result.warnings.append(f"{os.path.join(self.out, rel)}: warning: its input is gone "
-                                       "but it changed since musa-port wrote it; left in place")
+            result.warnings += stale_warnings(self.out, stale)
+            result.kept_stale += stale.kept
             if stager is None:
                 return
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
@@ -290,6 +258,29 @@ class Porter:
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast
+
+
+def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[Entry]:
+    """SRC's entries, without what the walk skips (reported) and musa-port's own names."""
+    ignorer = Ignorer(ignore)
+    skipped: list[tuple[str, str]] = []
+    try:
+        entries = list(walk(src, ignorer, result.ignored, skipped))
+    except OSError as exc:
+        raise PortError(f"cannot list folder: {exc.strerror or exc}",
+                        exc.filename or src) from None
+    for rel, what in skipped:
+        result.warnings.append(f"{os.path.join(src, rel)}: warning: skipped: {what}, "
+                               "not a file, folder or link")
+    kept = []
+    for e in entries:
+        if e.rel in RESERVED_NAMES:
+            result.warnings.append(f"{os.path.join(src, e.rel)}: skipped (reserved name)")
+            continue
+        if e.rel.startswith(BUILD_DIR_NAME + "/"):
+            continue  # inside the build folder skipped above
+        kept.append(e)
+    return kept
 
 
 def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:

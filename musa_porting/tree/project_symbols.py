@@ -13,15 +13,16 @@ import os
 from collections.abc import Callable
 
 from ..analyze.build_symbols import scan_build
-from ..analyze.symbols import FileSymbols, WordFinder, scan_lexer
+from ..analyze.symbols import FileSymbols, scan_lexer
+from ..analyze.word_finder import WordFinder
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.text import port_text
 from ..rules import RuleSet
 from ..rules.files import vocabulary_section
 from ..rules.project import ProjectPlan, Site, plan_renames
 from ..rules.vocabulary import Vocabulary, build_vocabulary
-from .files import read_file
-from .manifest import FileRecord
+from ..write.files import read_file
+from ..write.manifest import FileRecord
 from .options import PortOptions
 from .parallel import map_forked
 from .walk import Entry

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from ..rules.project import ProjectPlan
-from .manifest import MANIFEST_NAME, load_manifest
+from ..write.manifest import MANIFEST_NAME, load_manifest
 from .options import PortOptions
 
 _PARENTS = 3  # how far above an -I folder its tree's output is looked for

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..analyze.checks import Diagnostic
 from ..rules.project import ProjectPlan
-from .manifest import FileRecord
+from ..write.manifest import FileRecord
 
 
 @dataclass

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 
 from ..analyze.checks import Diagnostic
 from ..errors import PortError
+from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES, ported_name
-from ..port.includes import IncludeResolver
+from ..write.files import read_file
 from .active_rules import ActiveRules, load_active_rules
-from .files import read_file
-from .kinds import PORTERS, FileContext, KindSelector
+from .kinds import PORTERS, KindSelector
 from .options import PortOptions
+from .ported import FileContext
 from .project_symbols import run_vocabulary
 
 

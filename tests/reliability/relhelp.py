@@ -15,37 +15,15 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
+from conftest import arg, run_cli, skip_or_fail_in_ci
 
-ROOT = Path(__file__).resolve().parents[2]
 TEMP_RE = re.compile(rb"\.[0-9a-f]{16}\.musa-port-tmp\Z|musa-port-tmp|\.musa-port-journal|"
                      rb"\.musa-port-lock")
-REQUIRE_ALL = os.environ.get("MUSA_PORT_REQUIRE_NVCC") == "1"  # set by .ci/run
-
-
-def skip_or_fail_in_ci(why: str) -> None:
-    if REQUIRE_ALL:
-        pytest.fail(why + "; MUSA_PORT_REQUIRE_NVCC=1 (CI) requires this case to run")
-    pytest.skip(why)
-
-
-def cli(*args, env: Mapping[str, str] | None = None, cwd=None, timeout: float = 600,
-        **kw) -> subprocess.CompletedProcess:
-    """``python -m musa_porting ARGS`` (bytes arguments allowed); stdout and stderr are
-    text with undecodable bytes replaced. ``kw`` go to subprocess (see unprivileged)."""
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "musa_porting", *map(_arg, args)],
-                          capture_output=True, text=True, errors="replace", cwd=cwd,
-                          env=full_env, timeout=timeout, **kw)
-
-
-def _arg(a) -> str | bytes:
-    return a if isinstance(a, bytes) else str(a)
 
 
 def start(*args, env: Mapping[str, str] | None = None, stderr=subprocess.PIPE,
           **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "musa_porting", *map(_arg, args)],
+    return subprocess.Popen([sys.executable, "-m", "musa_porting", *map(arg, args)],
                             stdout=subprocess.DEVNULL, stderr=stderr,
                             env={**os.environ, **(env or {})}, **kw)
 
@@ -59,15 +37,6 @@ def one_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
     errors = [ln for ln in lines if ln.startswith("error: ")]
     assert len(errors) == 1, err
     return errors[0]
-
-
-def make_tree(root: Path, files: Mapping[str, bytes | str]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, content in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(content.encode() if isinstance(content, str) else content)
-    return root
 
 
 def state(root: Path | str, with_mtime: bool = False) -> dict[bytes, tuple]:
@@ -114,7 +83,7 @@ def clean_port(src: Path, dest: Path, *args) -> dict[bytes, tuple]:
     """The state of a port of ``src`` into a fresh ``dest`` (the reference)."""
     if dest.exists():
         shutil.rmtree(dest)
-    proc = cli(src, "-o", dest, "-q", *args)
+    proc = run_cli(src, "-o", dest, "-q", *args)
     assert proc.returncode == 0, proc.stderr
     return state(dest)
 
@@ -225,7 +194,7 @@ def measured(*args, env: Mapping[str, str] | None = None) -> dict:
             "print(json.dumps({'rc': rc, 'wall': time.perf_counter() - t0, 'cpu': ru.ru_utime"
             " + ru.ru_stime, 'peak_mb': ru.ru_maxrss / 1024}))\n")
     proc = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "musa_porting",
-                           *map(_arg, args)], capture_output=True, text=True,
+                           *map(arg, args)], capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)

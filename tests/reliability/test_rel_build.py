@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from relhelp import ROOT, cli, descendants, kill_all, one_error, start, state, wait_gone
+from conftest import ROOT
+from conftest import run_cli as cli
+from relhelp import descendants, kill_all, one_error, start, state, wait_gone
 
 FAKE_MCC = ROOT / "fixtures/fake-mcc/mcc"
 BUILD_CASE = ROOT / "fixtures/build_case"

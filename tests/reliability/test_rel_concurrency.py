@@ -10,7 +10,9 @@ import threading
 import time
 
 import pytest
-from relhelp import cli, make_tree, one_error, same_port, start, state, temps
+from conftest import make_tree
+from conftest import run_cli as cli
+from relhelp import one_error, same_port, start, state, temps
 
 REPEATS = 20
 

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import make_tree
+from conftest import run_cli as cli
 from relhelp import (
     alive,
-    cli,
     descendants,
     kill_all,
-    make_tree,
     one_error,
     same_port,
     start,
@@ -77,7 +77,7 @@ def _old_or_new(out: Path, old: dict, new: dict) -> None:
         assert row in (old.get(rel), new.get(rel)), rel
 
 
-# The moments: fault points of the write path (see musa_porting/tree/faults.py), and
+# The moments: fault points of the write path (see musa_porting/write/faults.py), and
 # two SIGKILLs from outside at a time during planning.
 KILL_POINTS = ["stage:1", "stage:2600", "stage:5200", "commit:1", "commit:200", "commit:1500",
                "commit:5500", "manifest:1", "journal:1"]

@@ -17,10 +17,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from musa_porting.analyze.findings import find_diagnostics
-from musa_porting.port import lexer
-from musa_porting.port.cxx import port_bytes
+from musa_porting.port.cxx.messages import MessageWords
+from musa_porting.port.cxx.porter import lexer, port_bytes
 from musa_porting.port.engine import Matcher
-from musa_porting.port.messages import MessageWords
 from musa_porting.rules import build_ruleset
 from musa_porting.rules.vocabulary import build_vocabulary
 from musa_porting.tree.active_rules import _knowledge

@@ -13,9 +13,10 @@ import json
 import os
 import shutil
 
+from conftest import ROOT, make_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from relhelp import ROOT, make_tree, state
+from relhelp import state
 
 from musa_porting.analyze.clang_symbols import _load_commands
 from musa_porting.cli.app import cli, run

@@ -24,9 +24,9 @@ from relhelp import state
 
 from musa_porting.analyze.build_findings import build_diagnostics
 from musa_porting.errors import PortError
-from musa_porting.port.build_file import build_words, port_build_bytes
-from musa_porting.port.build_rewrite import BuildContext
-from musa_porting.port.cxx import port_bytes
+from musa_porting.port.build.file import build_words, port_build_bytes
+from musa_porting.port.build.rewrite import BuildContext
+from musa_porting.port.cxx.porter import port_bytes
 from musa_porting.port.engine import Matcher
 from musa_porting.port.python import port_python, python_rules
 from musa_porting.rules import build_ruleset

@@ -19,9 +19,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import make_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from relhelp import make_tree, state
+from relhelp import state
 
 from musa_porting.errors import PortError
 from musa_porting.tree.options import PortOptions

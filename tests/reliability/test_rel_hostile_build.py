@@ -9,7 +9,9 @@ import os
 from pathlib import Path
 
 import pytest
-from relhelp import ROOT, cli, make_tree, memory_capped, one_error, state
+from conftest import ROOT, make_tree
+from conftest import run_cli as cli
+from relhelp import memory_capped, one_error, state
 
 FAKE_MCC = ROOT / "fixtures/fake-mcc/mcc"
 PRECIOUS = "precious\n"

@@ -10,7 +10,9 @@ import os
 from pathlib import Path
 
 import pytest
-from relhelp import cli, make_tree, memory_capped, one_error, state, temps
+from conftest import make_tree
+from conftest import run_cli as cli
+from relhelp import memory_capped, one_error, state, temps
 
 MANIFEST = ".musa-port-manifest.json"
 JOURNAL = ".musa-port-journal"

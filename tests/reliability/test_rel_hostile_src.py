@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from relhelp import cli, make_tree, memory_capped, one_error, skip_or_fail_in_ci, state, temps
+from conftest import make_tree, skip_or_fail_in_ci
+from conftest import run_cli as cli
+from relhelp import memory_capped, one_error, state, temps
 
 from musa_porting.errors import PortError
 from musa_porting.tree import porter as porter_mod

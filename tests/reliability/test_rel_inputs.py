@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from relhelp import ROOT, cli, make_tree, measured, one_error, state, temps
+from conftest import ROOT, make_tree
+from conftest import run_cli as cli
+from relhelp import measured, one_error, state, temps
 
 MMCV_LIKE = ROOT / "fixtures/mmcv_like"
 

@@ -10,7 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from relhelp import cli, make_tree, same_port, state
+from conftest import make_tree
+from conftest import run_cli as cli
+from relhelp import same_port, state
 
 from musa_porting.rules import default_mapping_dir
 

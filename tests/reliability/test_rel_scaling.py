@@ -12,16 +12,16 @@ from musa_porting.analyze.build_findings import build_diagnostics
 from musa_porting.analyze.findings import find_diagnostics
 from musa_porting.analyze.hazards import find_hazards
 from musa_porting.analyze.project_findings import project_findings
-from musa_porting.analyze.symbols import WordFinder, scan_lexer
-from musa_porting.port import lexer
-from musa_porting.port.build_file import build_words, port_build_bytes
-from musa_porting.port.build_rewrite import BuildContext
-from musa_porting.port.cmake_lexer import lex_cmake
-from musa_porting.port.cxx import port_bytes
+from musa_porting.analyze.symbols import scan_lexer
+from musa_porting.analyze.word_finder import WordFinder
+from musa_porting.port.build.cmake.lexer import lex_cmake
+from musa_porting.port.build.file import build_words, port_build_bytes
+from musa_porting.port.build.rewrite import BuildContext
+from musa_porting.port.build.shell.lexer import lex_make, lex_shell
+from musa_porting.port.cxx.includes import IncludeResolver
+from musa_porting.port.cxx.porter import lexer, port_bytes
 from musa_porting.port.engine import Edit, Matcher
-from musa_porting.port.includes import IncludeResolver
 from musa_porting.port.python.source import port_python, python_rules
-from musa_porting.port.shell_lexer import lex_make, lex_shell
 from musa_porting.rules import build_ruleset
 from musa_porting.rules.project import ProjectPlan, Rename, Site
 from musa_porting.rules.vocabulary import build_vocabulary
@@ -238,7 +238,7 @@ def test_arch_thresholds_among_comments_and_strings_cost_linear_time():
     block (CUTLASS's and CCCL's dispatch headers look so): each comparison's value was
     checked against every comment and string span of the file, which made the arch
     pass a sixth of the bench corpus's port (issue 26's cost)."""
-    from musa_porting.port.arch_values import threshold_edits
+    from musa_porting.port.cxx.arch_values import threshold_edits
 
     def make(n: int) -> tuple[bytes, int]:
         block = b'// note %d\nconst char* s%d = "x";\n#if __CUDA_ARCH__ >= 800\nint a%d;\n#endif\n'

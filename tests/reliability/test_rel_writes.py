@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from relhelp import cli, make_tree, one_error, same_port, state, temps, unprivileged
+from conftest import make_tree
+from conftest import run_cli as cli
+from relhelp import one_error, same_port, state, temps, unprivileged
 
 MANIFEST = b".musa-port-manifest.json"
 

@@ -3,7 +3,7 @@ docs/build-files.md."""
 
 from __future__ import annotations
 
-from . import Check
+from .model import Check
 
 _FAMILY = "build-files"
 

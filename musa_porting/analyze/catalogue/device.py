@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from .model import Check
 
 CHECKS = (
     Check("MP2001", "inline-ptx", "warning", False,

@@ -8,7 +8,7 @@ unsupported stays unported and is MP1001, whose message names its family.
 
 from __future__ import annotations
 
-from . import Check
+from .model import Check
 
 _MAY = ("The name was made by the naming rules, not taken from the vendor's tables: MUSA "
         "may not have it, or it may behave differently.")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Check
+from .model import Check
 
 _FAMILY = "python"
 

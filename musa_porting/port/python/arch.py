@@ -15,8 +15,8 @@ import re
 
 from ...analyze.python_findings import PyFinding
 from ...rules.model import Rule
-from ..build_context import ARCH_NOTE
-from ..nvcc_flags import ARCH, match_flag
+from ..build.context import ARCH_NOTE
+from ..build.nvcc_flags import ARCH, match_flag
 from .names import FAMILY
 
 _ARCH_LIST = re.compile(r"\s*\d+\.\d+(?:\+PTX)?(?:\s*[;, ]\s*\d+\.\d+(?:\+PTX)?)*\s*")

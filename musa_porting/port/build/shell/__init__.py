@@ -1,0 +1,2 @@
+"""Makefiles and shell scripts: the lexer (statements of words, and comments) and the
+porter."""

@@ -1,0 +1,211 @@
+"""Porting the bytes of one source file: rules, includes, markers, skipped regions.
+
+A pure function of its inputs (bytes in, bytes and edits out) so that it can run in
+any process and be tested without a tree.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Set
+from dataclasses import dataclass, field
+
+from ...rules.project import PROJECT_FAMILY
+from ..cuda_strings import CudaStrings
+from ..engine import Edit, Matcher, rewrite
+from . import lexer
+from .arch_values import threshold_edits
+from .messages import MessageWords
+
+INCLUDE_FAMILY = "includes"
+
+# Lets a caller decide, per include target, whether it is a file of the tree and
+# what it becomes: returns the new target text, or None when it is not in the tree.
+IncludeMapper = Callable[[str], "str | None"]
+
+
+@dataclass
+class FilePort:
+    data: bytes
+    edits: list[Edit]
+    warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    lexed: lexer.Lexed | None = None  # the input's lexing, for the scans that follow
+
+    def by_family(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.edits:
+            fam = getattr(e.rule, "family", INCLUDE_FAMILY)
+            out[fam] = out.get(fam, 0) + 1
+        return out
+
+    def by_rule(self) -> dict[str, int]:
+        """Replacements per rule key; include renames count as ``old -> new`` pairs, and
+        a rule with an empty value as ``old (deleted)``."""
+        out: dict[str, int] = {}
+        for e in self.edits:
+            key = f"{e.old} -> {e.new}" if e.rule is None else e.old if e.new else f"{e.old} (deleted)"
+            out[key] = out.get(key, 0) + 1
+        return out
+
+
+def port_bytes(
+    data: bytes,
+    matcher: Matcher,
+    *,
+    include_mapper: IncludeMapper | None = None,
+    skip: Set[str] = frozenset(),
+    known_headers: Set[str] = frozenset(),
+    messages: MessageWords | None = None,
+    lexed: lexer.Lexed | None = None,
+    strings: CudaStrings | None = None,
+    arch_numbers: bool = False,
+) -> FilePort:
+    """Port one file's bytes.
+
+    ``include_mapper`` resolves include targets that are files of the tree (their
+    new text is fixed, and rules do not touch them). ``skip`` holds 'comments'
+    and/or 'strings'; include targets stay eligible either way. ``known_headers``
+    are header names the default tables produce: a user rule that rewrites an
+    out-of-tree include into anything else gets a warning, since the header it now
+    names may not exist. ``messages`` renames vocabulary words standing alone in
+    comments and strings; ``strings`` ports string literals that name CUDA libraries and
+    variables; ``arch_numbers`` the CUDA arch numbers compared with ``__CUDA_ARCH__``.
+    Project symbols (rules of the ``project`` family) change in
+    a string literal only where the string is the name itself, qualified
+    (``"mylib::gemm_cuda"``) or as an operator schema (``"gemm_cuda(Tensor x) -> Tensor"``).
+    """
+    lexed = lexed if lexed is not None else lexer.Lexed(data)
+    incs = lexed.includes
+    protected = lexed.markers
+    fixed = []
+    out_of_tree = []
+    headers = matcher.headers
+    for inc in incs:
+        new = include_mapper(inc.target) if include_mapper is not None else None
+        if any(s <= inc.start < e for s, e in protected):
+            if new is None:
+                out_of_tree.append(inc)
+            continue
+        if _user_rule_covers(data, matcher, inc):
+            if new is None:
+                out_of_tree.append(inc)
+            continue  # the user's rule for the whole include wins (matched below)
+        if new is not None:
+            fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
+            continue
+        out_of_tree.append(inc)
+        if headers:
+            # A header rule matches the whole target with its delimiters: "<cuda.h>".
+            whole = data[inc.start - 1:inc.end + 1]
+            hit = headers.get(whole)
+            if hit is not None:
+                fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
+
+    # The whole include target, delimiters included: header keys carry them ("<cuda.h>").
+    holes = lexer.merge_spans([(i.start - 1, i.end + 1) for i in incs])
+    excluded = list(protected)
+    if skip:
+        spans = [(s, e) for s, e, kind in lexed.typed if kind in skip]
+        excluded.extend(lexer.subtract_spans(lexer.merge_spans(spans), holes))
+    if excluded:
+        excluded = lexer.merge_spans(excluded)
+        # A fixed include edit must not overlap an excluded span.
+        fixed = [f for f in fixed if not any(s < f[1] and f[0] < e for s, e in excluded)]
+    if messages:
+        hits = messages.hits(data)
+        if hits:
+            blocked = lexer.merge_spans(excluded + holes + [(f[0], f[1]) for f in fixed])
+            fixed += messages.edits(data, hits, lexed.typed, skip, blocked)
+    if strings is not None and "strings" not in skip:
+        # Libraries and environment variables named by a string (cuda_strings.py).
+        fixed += strings.edits(data, lexed, excluded + holes + [(f[0], f[1]) for f in fixed])
+    if arch_numbers:  # __CUDA_ARCH__ >= 800 -> __MUSA_ARCH__ >= 220 (arch_values.py)
+        fixed += [f for f in threshold_edits(data, lexed)
+                  if not any(s <= f[0] < e for s, e in excluded)]
+
+    accept = None
+    if PROJECT_FAMILY in matcher.families:
+        accept = _ProjectStrings(lexed).accept
+    result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
+    warnings: list[tuple[int, str]] = []
+    if out_of_tree and result.edits:
+        warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
+    return FilePort(result.data, result.edits, warnings, lexed)
+
+
+def _user_rule_covers(data: bytes, matcher: Matcher, inc: lexer.Include) -> bool:
+    """A user rule matches text covering the whole include target with its delimiters
+    (``#include <ATen/cuda/CUDAContext.h>`` as one key): it wins over the tables' header
+    rule and over following a file rename, as user rules always do."""
+    if not matcher.user_text:
+        return False
+    ls = data.rfind(b"\n", 0, inc.start) + 1
+    le = data.find(b"\n", inc.end)
+    le = len(data) if le < 0 else le
+    for s, e, _, _, rule in matcher.finditer(data, ls, le):
+        if getattr(rule, "is_user", False) and s <= inc.start - 1 and e >= inc.end + 1:
+            return True
+    return False
+
+
+_QUALIFIED = re.compile(rb"(?:[A-Za-z_][A-Za-z0-9_]*(?:::|\.))*")
+
+
+class _ProjectStrings:
+    """Decides whether a project-symbol match may change: anywhere outside string
+    literals; inside one only when the literal is the name (qualified or not, or a
+    schema that starts with it)."""
+
+    def __init__(self, lexed: lexer.Lexed):
+        self.data = lexed.data
+        self._lexed = lexed
+        self._strings: list[tuple[int, int]] | None = None
+        self._starts: list[int] = []
+
+    def accept(self, start: int, end: int, rule: object) -> bool:
+        if getattr(rule, "family", None) != PROJECT_FAMILY:
+            return True
+        if self._strings is None:
+            self._strings = [(s, e) for s, e, kind in self._lexed.typed if kind == "strings"]
+            self._starts = [s for s, _ in self._strings]
+        i = bisect_right(self._starts, start) - 1
+        if i < 0 or not (self._strings[i][0] <= start < self._strings[i][1]):
+            return True
+        s, e = self._strings[i]
+        q = self.data.find(b'"', s, e)
+        if q < 0:
+            return False  # a char literal
+        inner_end = self.data.rfind(b'"', q + 1, e)
+        m = _QUALIFIED.match(self.data, q + 1, start)
+        if m is None or m.end() != start:
+            return False
+        after = self.data[end:inner_end if inner_end > q else e]
+        return after == b"" or after.startswith(b"(")
+
+
+def _include_warnings(new_data, edits, out_of_tree, known_headers) -> list[tuple[int, str]]:
+    """Warn where a user rule rewrote an include of a header that is not in the tree."""
+    touched = {}
+    # Edits never overlap, so sorted by start their ends increase too: the first user
+    # edit ending after an include starts is the only candidate (one bisect each).
+    user = sorted((e for e in edits if e.rule is not None and getattr(e.rule, "is_user", False)),
+                  key=lambda e: e.start)
+    ends = [e.end for e in user]
+    for inc in out_of_tree:
+        j = bisect_right(ends, inc.start)
+        if j < len(user) and user[j].start < inc.end:
+            touched[inc.line] = (inc, user[j])
+    if not touched:
+        return []
+    new_by_line = {i.line: i for i in lexer.includes(new_data)}
+    out = []
+    for line, (inc, e) in sorted(touched.items()):
+        new_inc = new_by_line.get(line)
+        new_target = new_inc.target if new_inc is not None else None
+        if new_target is not None and new_target in known_headers:
+            continue
+        shown = f"'{new_target}'" if new_target is not None else "something that is no longer an include"
+        out.append((line, f"user rule '{e.old}' rewrote the include of '{inc.target}', which is not a "
+                          f"file of the ported tree, to {shown}; check that this header exists"))
+    return out

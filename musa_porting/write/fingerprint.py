@@ -1,0 +1,57 @@
+"""Can the last run's manifest be trusted? A fingerprint of everything a port's
+output depends on except the input files themselves (those are checked one by one)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..rules import default_mapping_dir
+from ..tree.options import PortOptions
+
+
+def rules_stamp(opts: PortOptions) -> str:
+    """What the rules in force depend on, without loading them: the options and the
+    size and mtime of every table and rule file."""
+    parts: list[object] = [opts.default_rules, opts.mapping_dir, sorted(opts.disable_families),
+                           sorted(opts.enable_families), opts.reverse,
+                           sorted((opts.inline_rules or {}).items())]
+    table_dir = opts.mapping_dir if opts.mapping_dir is not None else (
+        str(default_mapping_dir()) if opts.default_rules else None)
+    paths = sorted(str(p) for p in Path(table_dir).glob("*.json")) if table_dir else []
+    for path in [*paths, *map(str, opts.rule_files)]:
+        try:
+            st = os.stat(path)
+            parts.append((os.path.abspath(path), st.st_size, st.st_mtime_ns))
+        except OSError:
+            parts.append((os.path.abspath(path), "missing"))
+    return repr(parts)
+
+
+def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    h.update(__version__.encode())
+    h.update(stamp.encode("utf-8", "surrogateescape"))
+    h.update(repr((sorted(opts.skip), list(opts.include_dirs), sorted(opts.extensions),
+                   sorted(opts.keep), opts.reverse, opts.project_symbols, opts.symbols_backend,
+                   list(opts.defines), opts.rename_paths, opts.python, sorted(opts.launch),
+                   opts.rename_exported, sorted(opts.outside_renames.items()),
+                   sorted(opts.outside_kept.items()))).encode())
+    for path in [*opts.vocab_files, *([opts.compile_commands] if opts.compile_commands else [])]:
+        try:
+            st = os.stat(path)
+            h.update(repr((os.path.abspath(path), st.st_size, st.st_mtime_ns)).encode())
+        except OSError:
+            h.update(repr((os.path.abspath(path), "missing")).encode())
+    h.update(repr(("build files", opts.build_files, list(opts.arch))).encode())
+    if opts.renames is not None:
+        h.update(repr(sorted(opts.renames.items())).encode())
+    if opts.file_name is not None:  # a caller's naming function: what it says for this tree
+        h.update(repr([opts.file_name(posixpath.basename(r)) for r in tree_files]).encode())
+    for rel in tree_files:
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()

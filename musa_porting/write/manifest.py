@@ -1,0 +1,210 @@
+"""The manifest: what musa-port wrote into an output tree, and from what.
+
+It lets a re-run (every ``setup.py`` build runs one) skip files whose input, rules
+and output are all as they were, remove outputs whose input is gone, and never touch
+files in the output that it did not write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+MANIFEST_NAME = ".musa-port-manifest.json"
+JOURNAL_NAME = ".musa-port-journal"
+LOCK_NAME = ".musa-port-lock"  # held while a run writes (write/lock.py)
+# Where `musa-port build` and `verify` keep their build files in the output: a tree that
+# ships one (a link, say) is not ported into it.
+BUILD_DIR_NAME = ".musa-port-build"
+RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, BUILD_DIR_NAME)
+TMP_SUFFIX = ".musa-port-tmp"
+# A temp file or folder of a run: a hash of the output's path, in a folder of the output
+# (tree/files.temp_name); the journal says which folders may hold them.
+TEMP_RE = re.compile(r"\.[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + r"\Z")
+VERSION = 3
+UNTRUSTED = -1  # src_size of a record that must not skip its file (see Manifest.adopt)
+
+
+@dataclass(slots=True)  # no per-record __dict__: 100,000 of them within the memory budget
+class FileRecord:
+    """One output written by the tool."""
+
+    src: str
+    kind: str  # "ported", "copied", "symlink"
+    src_size: int = 0
+    src_mtime_ns: int = 0
+    src_mode: int = 0
+    out_size: int = 0
+    out_mtime_ns: int = 0
+    edits: int = 0
+    lines_changed: int = 0
+    warnings: list[str] = field(default_factory=list)
+    by_family: dict[str, int] = field(default_factory=dict)
+    by_rule: dict[str, int] = field(default_factory=dict)
+    # Findings as lists (see analyze.checks.Diagnostic.to_list), so a re-run that skips
+    # an unchanged file still reports what is left in it.
+    diagnostics: list[list] = field(default_factory=list)
+    lang: str = ""  # the file kind that ported it ("cxx"; see tree/kinds.py), "" if none
+    # Its part of the symbol index (analyze/symbols.FileSymbols.to_json), so that a
+    # re-run indexes only the files that changed.
+    symbols: dict | None = None
+    # The input's ctime: an edit that restores size and mtime (cp -p, touch -r) still
+    # changes it. And its sha256 under --paranoid, compared when the stat matches.
+    src_ctime_ns: int = 0
+    src_sha256: str = ""
+    # Findings beyond the number kept per file (analyze.findings.MAX_PER_FILE), per ID.
+    findings_dropped: dict[str, int] = field(default_factory=dict)
+
+    def compact(self, shared: dict) -> None:
+        """Share equal small values with the other records of a run (through ``shared``):
+        100,000 files' counts, empty lists and empty symbol entries are a few distinct
+        values, and one copy each keeps a large tree's run within its memory budget.
+        Records are never changed after planning, so sharing is safe."""
+        for name in ("by_family", "by_rule", "findings_dropped", "warnings", "diagnostics"):
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                if len(value) <= 4:
+                    key = (name, *sorted(value.items()))
+                    setattr(self, name, shared.setdefault(key, value))
+            elif not value:
+                setattr(self, name, shared.setdefault((name,), value))
+        # A file that defines nothing of the project's shares its symbol entry with every
+        # file that uses the same few names (most small files use one or two).
+        sym = self.symbols
+        if sym and not any(sym.get(k) for k in ("defs", "taken", "exported")):
+            uses = sym.get("uses") or ()
+            if len(uses) <= 4:
+                key = ("symbols", *sorted(sym), *uses)
+                self.symbols = shared.setdefault(key, sym)
+
+
+_RECORD_FIELDS = tuple(FileRecord.__dataclass_fields__)
+
+
+@dataclass
+class Manifest:
+    src: str = ""
+    fingerprint: str = ""
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    dirs: list[str] = field(default_factory=list)
+    rules: int = 0  # rules in force when it was written (reported by a no-change re-run)
+    # How the tree was ported (rule files, inline rules, families...): `musa-port verify`
+    # rebuilds the same rules from it to generate its shim.
+    options: dict = field(default_factory=dict)
+    # The project-symbol plan of the run (rules/project.ProjectPlan.to_json).
+    project: dict = field(default_factory=dict)
+    # Why a manifest that is there could not be used ("" when absent or read): every
+    # output then looks like the user's, and an error must say why.
+    problem: str = ""
+    # Entries it held that were ignored (a path outside the output: see load_manifest).
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return "".join(self.json_lines())
+
+    def json_lines(self) -> Iterator[str]:
+        """The manifest's JSON, a line at a time (100,000 files: written as it is made,
+        never held whole in memory)."""
+        # The fields read one by one, not asdict(): asdict deep-copies every list, which
+        # cost more than the port itself on a re-run of a large tree. One line per file
+        # keeps it diffable.
+        head = {
+            "version": VERSION,
+            "tool": "musa-port",
+            "src": self.src,
+            "fingerprint": self.fingerprint,
+            "dirs": sorted(self.dirs),
+            "rules": self.rules,
+            "options": self.options,
+            "project": self.project,
+        }
+        dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+        yield dumps(head)[:-1] + ',"files":{\n'
+        keys = sorted(self.files)
+        for i, k in enumerate(keys):
+            rec = self.files[k]
+            yield dumps(k) + ":" + dumps({f: getattr(rec, f) for f in _RECORD_FIELDS}) + (
+                ",\n" if i < len(keys) - 1 else "\n")
+        yield "}}\n"
+
+    def owns(self, rel: str) -> bool:
+        """Whether musa-port wrote the file or link at ``rel`` (else it is the user's)."""
+        return rel in self.files
+
+    def adopt(self, intent: Manifest, out: str) -> None:
+        """Take over what an interrupted run wrote: the records of its staged manifest
+        whose output is in place (same size and mtime: a rename keeps them), and its
+        folders that exist. They are marked untrusted, so their files are planned again
+        (and, if unchanged, not rewritten), but they are ours: a later run may replace
+        them, or remove them when their input is gone."""
+        for rel, rec in intent.files.items():
+            path = os.path.join(out, rel)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if rec.kind == "symlink":
+                if not stat.S_ISLNK(st.st_mode):
+                    continue
+            elif not (stat.S_ISREG(st.st_mode) and st.st_size == rec.out_size
+                      and st.st_mtime_ns == rec.out_mtime_ns):
+                continue
+            rec.src_size = UNTRUSTED
+            self.files[rel] = rec
+        known = set(self.dirs)
+        self.dirs.extend(d for d in intent.dirs if d not in known
+                         and os.path.isdir(os.path.join(out, d)))
+        self.warnings.extend(intent.warnings)
+
+
+def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
+    """The previous run's manifest, or an empty one if absent or unusable (saying why).
+
+    The manifest sits in the output, where anyone who ships a ``SRC_musa/`` folder can
+    edit it: it is read only if it is a regular file (not a link, a FIFO or a device),
+    and a record whose path (or source) is not inside the output (``..``, absolute), or
+    whose values are not what a run writes (``manifest_check``), is ignored with a
+    warning naming it, so that no later step removes, reads or trips over it."""
+    from ..safe_open import read_regular
+    from .manifest_check import head_ok, record_ok
+    from .outdir import inside_rel
+
+    path = os.path.join(out_dir, name)
+    try:
+        data = json.loads(read_regular(path))
+        if type(data) is not dict or data.get("version") != VERSION:
+            return Manifest(problem=f"its manifest {path} is from another version of musa-port")
+        if not head_ok(data):
+            return Manifest(problem=f"its manifest {path} is not one musa-port wrote")
+        fields = set(FileRecord.__dataclass_fields__)
+        bad: list[str] = []
+        files = {}
+        for k, v in data.pop("files", {}).items():
+            if inside_rel(k) and k not in RESERVED_NAMES and record_ok(v) and inside_rel(v["src"]):
+                files[k] = FileRecord(**{f: x for f, x in v.items() if f in fields})
+            else:
+                bad.append(k)
+        dirs = data.get("dirs", [])
+        bad += [d if isinstance(d, str) else repr(d) for d in dirs if not inside_rel(d)]
+        shared: dict = {}
+        for rec in files.values():
+            rec.compact(shared)
+        found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
+                         [d for d in dirs if inside_rel(d)], data.get("rules", 0),
+                         data.get("options", {}), data.get("project", {}))
+        if bad:
+            shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more"
+                                                           if len(bad) > 5 else "")
+            found.warnings.append(f"{path}: warning: ignored entries that are not paths inside "
+                                  f"the output, or not as musa-port writes them: {shown}")
+        return found
+    except FileNotFoundError:
+        return Manifest()
+    except OSError as exc:
+        return Manifest(problem=f"its manifest {path} is unreadable ({exc.strerror or exc})")
+    except (ValueError, TypeError, AttributeError):
+        return Manifest(problem=f"its manifest {path} is unreadable")

@@ -1,0 +1,94 @@
+"""Outputs of an earlier run whose input is gone: which to remove. Only what the
+manifest says musa-port wrote, and only if it is unchanged since: a user's edit is
+kept (with a warning), and files musa-port did not write are never touched.
+
+Decided before anything is written, so that what cannot be removed (a user's edit
+where a new folder or file must go) stops the run with the output as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+
+from .files import same_stat
+from .manifest import Manifest
+from .output_state import PENDING, OutputState, conflict
+
+
+@dataclass
+class StalePlan:
+    remove: list[str] = field(default_factory=list)  # files and links, removed first
+    dirs: list[str] = field(default_factory=list)  # folders to remove if empty, deepest first
+    kept: list[str] = field(default_factory=list)  # changed since written: left in place
+    forced: list[str] = field(default_factory=list)  # the user's paths removed for --force
+    replaced: list[str] = field(default_factory=list)  # the user's files replaced (--force)
+
+
+def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
+               state: OutputState) -> StalePlan:
+    """``outputs``: each planned output and what it replaces ("dir", "forced-dir" or "")."""
+    plan = StalePlan()
+    for rel, rec in sorted(old.files.items()):
+        if rel in outputs:
+            continue
+        if not state.reachable(rel):
+            continue  # under a folder that is a link now: not ours to look into
+        path = os.path.join(out, rel)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if rec.kind == "symlink" and stat.S_ISLNK(st.st_mode) or \
+                same_stat(path, rec.out_size, rec.out_mtime_ns):
+            plan.remove.append(rel)
+        else:
+            plan.kept.append(rel)
+    kept = set(plan.kept)
+    for rel in kept:
+        if state.dirs.get(rel) == PENDING:  # an edited output where a folder must go
+            raise conflict(out, rel, "a file changed since musa-port wrote it is where a "
+                                     "folder must go", old)
+    plan.dirs = sorted((d for d in set(old.dirs) - dirs if state.reachable(d)),
+                       key=lambda r: -r.count("/"))
+    removed = set(plan.remove)
+    for rel, what in outputs.items():
+        if what == "forced-dir":
+            plan.forced.append(rel)
+        elif what == "forced":
+            plan.replaced.append(rel)
+        elif what == "dir":
+            blocker = _first_foreign(out, rel, removed, set(old.dirs))
+            if blocker is not None and not state.force:
+                raise conflict(out, blocker, "a file in a folder that must become a file", old)
+            if blocker is not None:
+                plan.forced.append(rel)  # else the folder goes with stale.dirs
+    plan.forced.extend(state.forced)
+    return plan
+
+
+def stale_warnings(out: str, stale: StalePlan) -> list[str]:
+    """What the run says of the outputs it replaced with --force and of the stale ones
+    it keeps because the user changed them."""
+    return [*(f"{os.path.join(out, rel)}: warning: replaced (--force); musa-port had not "
+              "written it" for rel in sorted([*stale.forced, *stale.replaced])),
+            *(f"{os.path.join(out, rel)}: warning: its input is gone but it changed since "
+              "musa-port wrote it; left in place" for rel in stale.kept)]
+
+
+def _first_foreign(out: str, rel: str, removed: set[str], old_dirs: set[str]) -> str | None:
+    """The first thing under output folder ``rel`` that this run will not remove."""
+    for dirpath, dirnames, filenames in os.walk(os.path.join(out, rel)):
+        base = os.path.relpath(dirpath, out).replace(os.sep, "/")
+        for name in sorted(dirnames):
+            r = f"{base}/{name}"
+            if os.path.islink(os.path.join(dirpath, name)):
+                if r not in removed:
+                    return r
+            elif r not in old_dirs:
+                return r
+        for name in sorted(filenames):
+            if f"{base}/{name}" not in removed:
+                return f"{base}/{name}"
+    return None

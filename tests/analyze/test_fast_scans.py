@@ -1,0 +1,76 @@
+"""The fast scans find exactly what their plain regular expressions find.
+
+The residual scan, the warp-size hazard and the symbol index's word finder each have
+a faster implementation than the regex that defines them; these tests hold the two
+to the same answers on generated text and on the fixtures.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from musa_porting.analyze import residuals, warp
+from musa_porting.analyze.word_finder import WordFinder
+from musa_porting.rules.vocabulary import build_vocabulary
+
+# Small alphabets that make the heads (cuda, CU_, NVx, __nv, cuX) and their
+# near misses likely.
+residual_text = st.text(alphabet="cudaCUDANVnv_xX9 .:(\n", max_size=120)
+warp_text = st.text(alphabet="warpWARPlneL_x =!<{#defin\t32", max_size=60)
+
+# The definition of the warp-size constant that warp.warp_constant reads backwards: a
+# name holding "warp" or "lane" (any case) assigned (=, {) or #defined.
+WARP_ASSIGN_RE = re.compile(rb"(?:[A-Za-z0-9_]*(?i:warp|lane)[A-Za-z0-9_]*[ \t]*"
+                            rb"(?:(?<![=!<>])=[ \t]*\{?|\{)|"
+                            rb"#[ \t]*define[ \t]+[A-Za-z0-9_]*(?i:warp|lane)[A-Za-z0-9_]*)[ \t]*$")
+
+
+@settings(max_examples=800, deadline=None)
+@given(residual_text)
+def test_residual_matches_are_the_regex_matches(text):
+    data = text.encode()
+    expected = [(m.start(), m.group()) for m in residuals.RESIDUAL_RE.finditer(data)]
+    assert [(m.start(), m.group()) for m in residuals.residual_matches(data)] == expected
+
+
+def test_residual_matches_use_the_automaton():
+    """The wheel is a dependency: the fast path is the one that runs."""
+    assert residuals._automaton()
+
+
+@settings(max_examples=800, deadline=None)
+@given(warp_text)
+def test_warp_context_is_the_regex_search(text):
+    data = text.encode()
+    m = WARP_ASSIGN_RE.search(data)
+    assert warp.warp_constant(data, 0, len(data)) == (m.start() if m else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="cudaCUDAmsnclbh_x \n", max_size=120))
+def test_word_finder_starts_are_the_regex_starts(monkeypatch_env, text):
+    vocab = build_vocabulary(default=True, files=[], sections=[])
+    fast = WordFinder(vocab)
+    monkeypatch_env.setenv("MUSA_PORT_PURE_PYTHON", "1")
+    slow = WordFinder(vocab)
+    monkeypatch_env.delenv("MUSA_PORT_PURE_PYTHON")
+    assert fast._ac is not None and slow._ac is None
+    low = text.encode().lower()
+    assert fast.starts(low) == slow.starts(low)
+    assert fast.present(low) == slow.present(low)
+
+
+def test_scans_agree_on_the_fixtures():
+    from conftest import FIXTURES
+
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file() and path.suffix in (".cu", ".cuh", ".h", ".cpp", ".hpp", ".c"):
+            data = path.read_bytes()
+            assert [m.span() for m in residuals.residual_matches(data)] == \
+                [m.span() for m in residuals.RESIDUAL_RE.finditer(data)], path
+            for line in data.splitlines():
+                m = WARP_ASSIGN_RE.search(line)
+                assert warp.warp_constant(line, 0, len(line)) == (m.start() if m else None)
