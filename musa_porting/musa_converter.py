@@ -1,5 +1,5 @@
 """``musa-converter``: torch_musa's Python converter (manual section 10.2), with its
-flags, converting in place, but safe (see the README's musa-converter section).
+flags, converting in place, but safe (see docs/python.md, "musa-converter").
 
     musa-converter -r ./yolov5 -l ./yolov5/train.py [-e ./yolov5/utils/loggers]
     python -m musa_porting.musa_converter -r ./yolov5 -l ./yolov5/train.py --dry-run --diff

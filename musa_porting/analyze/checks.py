@@ -1,6 +1,6 @@
 """Findings: each has a stable ID, described in the catalogue (``analyze/catalogue``,
-which the README, ``--help-all``, ``explain`` and the reports read), so that CI can
-suppress or gate on it.
+which the docs' findings pages, ``--help-all``, ``explain`` and the reports read), so
+that CI can suppress or gate on it.
 """
 
 from __future__ import annotations
