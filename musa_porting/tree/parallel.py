@@ -1,10 +1,11 @@
 """Planning many files in forked worker processes, with results in input order.
 
 Only source files that must be ported go to the workers (forked, so they share the
-compiled rules); the rest is planned in the parent while they run. Workers only
-compute: the parent stages what comes back (file creation from several processes at
-once contends in the file system and was slower than one writer). Steps come back in
-``files`` order, so the output and the report are the same for any number of jobs.
+compiled rules); the rest is planned in the parent while they run. Each worker also
+writes its files' temp files (staging): creating files costs kernel time, often as
+much as porting them, and one writer in the parent made the parent the bottleneck of
+a cold port. Steps come back in ``files`` order, so the output and the report are the
+same for any number of jobs.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ def _fork_available() -> bool:
 
 def _plan_chunk(indices: list[int]) -> list[tuple[int, Step]]:
     planner, files = _ACTIVE  # type: ignore[misc]
-    planner.stage = None  # the parent stages what comes back
     return [(i, planner.plan(files[i])) for i in indices]
 
 
@@ -50,6 +50,8 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
 
     global _ACTIVE
     _ACTIVE = (planner, files)
+    if planner.stage is not None and planner.before_workers is not None:
+        planner.before_workers()  # e.g. the journal: written once, by the parent
     chunks = [heavy[i:i + CHUNK] for i in range(0, len(heavy), CHUNK)]
     results: dict[int, Step] = {}
     try:
@@ -64,8 +66,6 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
             for steps in pending:
                 for i, step in steps:
                     step.planned.entry = files[i]  # not the worker's copy: one per file
-                    if planner.stage is not None:
-                        planner.stage(step.planned)
                     results[i] = step
                 if progress is not None:
                     progress(len(results), todo)

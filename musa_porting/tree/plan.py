@@ -11,7 +11,7 @@ import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE
@@ -28,6 +28,9 @@ from .paths import link_target
 from .ported import FileContext
 from .result import DiffItem, FileOutcome
 from .walk import Entry
+
+if TYPE_CHECKING:
+    from ..analyze.symbols import FileSymbols
 
 
 @dataclass(slots=True)
@@ -71,9 +74,11 @@ class Planner:
         self.fast = fast
         self.rules = rules
         self.collect_diff = opts.collect_diff
-        self.symbols: dict[str, dict] = {}  # each source's index entry, kept in its record
+        self.symbols: dict[str, FileSymbols] = {}  # each source's index entry, kept in its record
         # Writes what a planned output needs to its temp file (None: do not stage).
         self.stage: Callable[[Planned], None] | None = None
+        # Called in this process before forked workers start staging (see parallel).
+        self.before_workers: Callable[[], None] | None = None
         self.outputs: OutputState | None = None  # what the output holds (set by the run)
         self._taken: set[str] | None = None
 
@@ -189,7 +194,8 @@ class Planner:
         ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts)
         ported = PORTERS[kind](data, ctx)
         rec.lang = kind
-        rec.symbols = self.symbols.get(e.rel)
+        indexed = self.symbols.get(e.rel)
+        rec.symbols = indexed.to_json() if indexed is not None else None
         rec.edits = len(ported.edits)
         rec.lines_changed = len({ed.line for ed in ported.edits})
         rec.by_family = ported.by_family

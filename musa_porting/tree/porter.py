@@ -171,6 +171,7 @@ class Porter:
             if stager is not None:
                 stager.prepare([d.rel for d in dirs])
                 planner.stage = stager.stage
+                planner.before_workers = stager.before_workers
             for step in plan_all(planner, files, opts.jobs, opts.progress):
                 step.planned.record.compact(shared)
                 planned.append(step.planned)
@@ -254,7 +255,7 @@ class Porter:
             rec = planner.fast.get(rel)
             if rec is not None:
                 rec.symbols = index[rel].to_json()
-        planner.symbols = {rel: fs.to_json() for rel, fs in index.items()}
+        planner.symbols = index  # each entry made JSON where its file is ported (in a worker)
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast

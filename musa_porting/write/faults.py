@@ -8,7 +8,9 @@ or removal in the output. Points: ``stage`` (each temp file, link or folder writ
 while planning), ``commit`` (each rename or removal in the output), ``manifest`` (the
 manifest's rename) and ``journal`` (after the manifest, before the journal is removed).
 Actions: ``enospc``, ``eacces``, ``kill`` (SIGKILL), ``int`` (SIGINT). Unset, it costs
-one global lookup per call.
+one global lookup per call. Forked workers stage files too: the counts are shared with
+them (``prepare`` before the fork), and a kill or interrupt in a worker is sent to the
+run itself, as a real one would be.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import signal
 ENV = "MUSA_PORT_FAULTS"
 _spec: dict[str, tuple[int, str]] | None = None
 _counts: dict[str, int] = {}
+_shared: tuple | None = None  # (lock, counts by point, point names), shared with workers
+_run_pid = 0  # the process that loaded the spec: the run
 
 
 def _load() -> dict[str, tuple[int, str]]:
@@ -32,21 +36,48 @@ def _load() -> dict[str, tuple[int, str]]:
     return spec
 
 
+def prepare() -> None:
+    """Before forking workers that may reach fault points: one count per point for all."""
+    global _spec, _shared, _run_pid
+    if _spec is None:
+        _spec, _run_pid = _load(), os.getpid()
+    if _spec and _shared is None:
+        import multiprocessing
+
+        names = sorted(_spec)
+        counts = multiprocessing.RawArray("q", [_counts.get(p, 0) for p in names])
+        _shared = (multiprocessing.Lock(), counts, names)
+
+
+def _count(point: str) -> int:
+    if _shared is None:
+        _counts[point] = n = _counts.get(point, 0) + 1
+        return n
+    lock, counts, names = _shared
+    i = names.index(point)
+    with lock:
+        counts[i] += 1
+        return counts[i]
+
+
 def fault(point: str, path: str) -> None:
     """Called before each write-path step at ``point``; fails it when asked to."""
-    global _spec
+    global _spec, _run_pid
     if _spec is None:
-        _spec = _load()
+        _spec, _run_pid = _load(), os.getpid()
     if not _spec or point not in _spec:
         return
-    _counts[point] = n = _counts.get(point, 0) + 1
+    n = _count(point)
     nth, action = _spec[point]
     if n != nth:
         return
-    if action == "kill":
-        os.kill(os.getpid(), signal.SIGKILL)
-    elif action == "int":
-        os.kill(os.getpid(), signal.SIGINT)
+    if action in ("kill", "int"):
+        signum = signal.SIGKILL if action == "kill" else signal.SIGINT
+        if os.getpid() != _run_pid:
+            os.kill(_run_pid, signum)  # a worker: the run is what is killed or interrupted
+            if action == "int":
+                return
+        os.kill(os.getpid(), signum)
     elif action in ("enospc", "eacces"):
         code = errno.ENOSPC if action == "enospc" else errno.EACCES
         raise OSError(code, os.strerror(code), path)

@@ -18,6 +18,7 @@ import posixpath
 from ..errors import PortError
 from ..tree.plan import Planned
 from .faults import fault
+from .faults import prepare as prepare_faults
 from .files import copy_file, temp_name, write_chunks, write_file
 from .journal import clear_journal, manifest_temp, remove_temps, write_journal
 from .manifest import MANIFEST_NAME, Manifest
@@ -49,6 +50,12 @@ class Stager:
             self._write(d, self.outdir.mkdir, d)
         for d in self.pending:
             self._write(d, lambda rel: self.outdir.mkdir(rel, 0o700), self.temp_rel(d))
+
+    def before_workers(self) -> None:
+        """Forked workers are about to stage files: the journal is written now, by this
+        process, so that recovery knows of their temp files and the commit clears it."""
+        prepare_faults()
+        self._journal()
 
     def _journal(self) -> None:
         """Before the first thing is written: what a killed run may leave (journal.py)."""
