@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..lines import Lines
 
@@ -43,9 +43,10 @@ _MARKER_RE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Include:
-    """An ``#include`` directive: the span of its target, between the delimiters."""
+class Include(NamedTuple):
+    """An ``#include`` directive: the span of its target, between the delimiters. (A
+    tuple: every file makes one per directive, twice, and a frozen dataclass cost more
+    to build than the scan that finds it.)"""
 
     start: int
     end: int
@@ -66,7 +67,7 @@ def typed_spans(data: bytes) -> list[tuple[int, int, str]]:
     """Every comment and string literal as (start, end, 'comments' or 'strings'). The
     text of an ``#error`` or ``#warning`` line is a message too: it counts as a string."""
     kinds = _KIND_OF_GROUP
-    spans = [(m.start(), m.end(), kinds[m.lastgroup]) for m in _TOKEN_RE.finditer(data)]
+    spans = [(*m.span(), kinds[m.lastgroup]) for m in _TOKEN_RE.finditer(data)]
     if b"#" in data and _DIRECTIVE_MESSAGE.search(data) is not None:
         spans = _with_directive_messages(data, spans)
     return spans
@@ -105,23 +106,18 @@ def includes(data: bytes) -> list[Include]:
     line = 1
     pos = 0
     lines = Lines(data)
+    line_start_ok = _LINE_START_OK.fullmatch
+    count = data.count
     for m in _INCLUDE_RE.finditer(data):
-        bol = lines.start(m.start())
-        if _LINE_START_OK.fullmatch(data, bol, m.start()) is None:
+        at = m.start()
+        if line_start_ok(data, lines.start(at), at) is None:
             continue  # not at the start of a line: inside a comment or a string
         angled = m.group(1) is not None
         group = 2 if angled else 4
-        line += data.count(b"\n", pos, m.start())
-        pos = m.start()
-        out.append(
-            Include(
-                m.start(group),
-                m.end(group),
-                m.group(group).decode("utf-8", "surrogateescape"),
-                angled,
-                line,
-            )
-        )
+        line += count(b"\n", pos, at)
+        pos = at
+        s, e = m.span(group)
+        out.append(Include(s, e, m.group(group).decode("utf-8", "surrogateescape"), angled, line))
     return out
 
 
