@@ -249,7 +249,7 @@ class Porter:
         if not any(fs.defs for fs in index.values()) and not self.opts.outside_renames:
             plan = ProjectPlan()  # nothing to rename
         else:
-            plan = symbols.plan(index, ruleset)
+            plan = symbols.plan(index, ruleset, base.matcher)
         self.library_names = symbols.library_names
         for rel in symbols.reindexed:
             rec = planner.fast.get(rel)

@@ -121,7 +121,9 @@ class SymbolPass:
             return None
         return self.clang.index(rel, data, self.words, self.target, tu_sources)  # type: ignore[union-attr]
 
-    def plan(self, index: dict[str, FileSymbols], ruleset: RuleSet) -> ProjectPlan:
+    def plan(self, index: dict[str, FileSymbols], ruleset: RuleSet,
+             matcher: Matcher | None = None) -> ProjectPlan:
+        """The renames; ``matcher``, the rules compiled for this run, when there is one."""
         defs: dict[str, list[Site]] = {}
         taken: set[str] = set()
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
@@ -140,7 +142,7 @@ class SymbolPass:
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
                             rule_keys=set(rules), keep=[*self.opts.keep, *library],
-                            refine=_inside_names(ruleset, self.opts.reverse),
+                            refine=_inside_names(ruleset, self.opts.reverse, matcher),
                             exported=exported, rename_exported=self.opts.rename_exported,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
@@ -152,14 +154,19 @@ def indexed(symbols: dict | None) -> bool:
     return symbols is not None and "exported" in symbols
 
 
-def _inside_names(ruleset: RuleSet, reverse: bool):
+def _inside_names(ruleset: RuleSet, reverse: bool, compiled: Matcher | None = None):
     """The rules that act inside a name (keys with a ``_`` or punctuation edge, such
     as ``_CUH``), as a function on a new name."""
-    inner = {k: r for k, r in (ruleset.reversed() if reverse else ruleset.rewriting()).items()
-             if not WORD_KEY.fullmatch(k.encode()) and not HEADER_KEY.fullmatch(k.encode())}
-    if not inner:
-        return None
-    matcher = Matcher(inner)
+    if compiled is not None:
+        matcher = compiled.inner()
+        if not matcher:
+            return None
+    else:
+        inner = {k: r for k, r in (ruleset.reversed() if reverse else ruleset.rewriting()).items()
+                 if not WORD_KEY.fullmatch(k.encode()) and not HEADER_KEY.fullmatch(k.encode())}
+        if not inner:
+            return None
+        matcher = Matcher(inner)
 
     def refine(name: str) -> str:
         return port_text(name, matcher)[0]

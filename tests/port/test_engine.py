@@ -123,3 +123,17 @@ def test_keys_starting_with_a_rare_byte_are_whole_identifiers_too():
         b"setMUSABlas(); resetMUSABlas(); xsetCUDABlas(); setCUDABlasX(); empty_musa;"
         b" my_empty_cuda; at::kMUSA; kCUDA_; musaFn3(); mkCUDA; kMUSA")
     assert rewrite(b"kCUDA", m).data == b"kMUSA"  # at offset zero
+
+
+def test_inner_matcher_acts_inside_names_like_the_rules_that_do():
+    """A project's new names go through the rules that act inside a name (``_CUH``,
+    ``substr:`` keys); the matcher of those, taken from the run's compiled matcher,
+    rewrites exactly as one compiled from those rules alone."""
+    rules = {"cudaStream_t": "musaStream_t", "_CUH": "_MUH", "<cuda.h>": "<musa.h>",
+             "substr:Cuda": "Musa", "::cuda::": "::musa::"}
+    inner = Matcher(rules).inner()
+    alone = Matcher({k: v for k, v in rules.items() if k in ("_CUH", "substr:Cuda", "::cuda::")})
+    assert set(inner.rules) == set(alone.rules)
+    for name in (b"KERNEL_CUH", b"runCudaKernel", b"cudaStream_t", b"a::cuda::b", b"CUDA_CUH_X"):
+        assert rewrite(name, inner).data == rewrite(name, alone).data
+    assert rewrite(b"runCudaKernel_CUH", inner).data == b"runMusaKernel_MUH"
