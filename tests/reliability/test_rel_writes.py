@@ -209,6 +209,26 @@ def test_a_full_disk_while_staging_leaves_the_output_as_it_was(tmp_path, nth):
     same_port(state(out), state_of_clean(src, tmp_path / "ref"))
 
 
+def test_a_full_disk_in_a_worker_leaves_the_output_as_it_was(tmp_path):
+    """With enough files to port, forked workers write the temp files: a full disk in
+    one of them still stops the run with one line naming the output, the output as it
+    was and no temp file left (by either worker)."""
+    files = {f"d{i % 7}/f{i}.cu": f"cudaStream_t s{i};\n" * 20 for i in range(300)}
+    src = make_tree(tmp_path / "s", files)
+    assert cli(src, "-q", "--jobs", "2").returncode == 0
+    out = tmp_path / "s_musa"
+    for p in src.rglob("*.cu"):
+        p.write_text(p.read_text().replace("cudaStream_t", "cudaEvent_t"))
+    before = state(out, with_mtime=True)
+    proc = cli(src, "-q", "--jobs", "2", env={"MUSA_PORT_FAULTS": "stage:150=enospc"})
+    line = one_error(proc)
+    assert "No space left on device" in line and f"{out}/" in line, line
+    assert state(out, with_mtime=True) == before
+    assert temps(out) == []
+    assert cli(src, "-q", "--jobs", "2").returncode == 0
+    assert (out / "d0/f0.mu").read_text() == "musaEvent_t s0;\n" * 20
+
+
 def test_a_full_disk_on_a_first_run_leaves_no_output_folder(tmp_path):
     src = _fifty_file_tree(tmp_path / "s")
     line = one_error(cli(src, "-q", env={"MUSA_PORT_FAULTS": "stage:30=enospc"}))
