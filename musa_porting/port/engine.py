@@ -113,16 +113,10 @@ class Matcher:
         new = {k: r for k, r in extra.items() if k not in self.rules}
         if not new:
             return self
-        m = Matcher.__new__(Matcher)
-        m.rules = {**self.rules, **new}
-        m._include_targets = self._include_targets
+        m = _derive(self, {**self.rules, **new})
         m.families = self.families | frozenset(getattr(r, "family", None) for r in new.values())
-        m._words, m._others, m.headers = dict(self._words), dict(self._others), dict(self.headers)
-        m._unbounded = set(self._unbounded)
-        m.user_text = self.user_text
         m._classify(new)
         m.user_text = m.user_text or any(getattr(r, "is_user", False) for r in new.values())
-        m._word_acs = list(self._word_acs)
         m._word_re = None
         if self._word_re is not None or (self._words and not self._word_acs):
             m._compile_words([])  # the pure-Python path: one regex of every word key
@@ -130,24 +124,16 @@ class Matcher:
             m._compile_words([k for k in m._words if k not in self._words])
         if len(m._others) != len(self._others):
             m._other_ac, m._other_re, m._sub_re = compile_others(m._others, m._unbounded)
-        else:
-            m._other_ac, m._other_re, m._sub_re = self._other_ac, self._other_re, self._sub_re
         return m
 
     def inner(self) -> Matcher:
         """The keys that act inside a name (``_CUH``, ``::cuda::``: neither a whole
         identifier nor a header name), sharing this matcher's automaton of them: what a
         new name goes through, without classifying 30,000 keys again."""
-        m = Matcher.__new__(Matcher)
-        m.rules = {(SUBSTRING_PREFIX + item[0] if kb in self._unbounded else item[0]): item[2]
-                   for kb, item in self._others.items()}
-        m._include_targets = self._include_targets
+        m = _derive(self, {(SUBSTRING_PREFIX + item[0] if kb in self._unbounded else item[0]): item[2]
+                        for kb, item in self._others.items()})
         m.families = frozenset(getattr(r, "family", None) for r in m.rules.values())
-        m._words, m.headers, m._others = {}, {}, dict(self._others)
-        m._unbounded = set(self._unbounded)
-        m.user_text = self.user_text
-        m._word_acs, m._word_re = [], None
-        m._other_ac, m._other_re, m._sub_re = self._other_ac, self._other_re, self._sub_re
+        m._words, m.headers, m._word_acs, m._word_re = {}, {}, [], None
         return m
 
     def __bool__(self) -> bool:
@@ -249,6 +235,18 @@ class Matcher:
                 mo = after(ohits, e)
             if mw is not None and mw[0] < e:
                 mw = after(whits, e)
+
+
+def _derive(base: Matcher, rules: dict[str, object]) -> Matcher:
+    """A matcher of ``rules`` with ``base``'s keys and compiled automata (shared)."""
+    m = Matcher.__new__(Matcher)
+    m.rules = rules
+    m._include_targets, m.families, m.user_text = base._include_targets, base.families, base.user_text
+    m._words, m._others, m.headers = dict(base._words), dict(base._others), dict(base.headers)
+    m._unbounded = set(base._unbounded)
+    m._word_acs, m._word_re = list(base._word_acs), base._word_re
+    m._other_ac, m._other_re, m._sub_re = base._other_ac, base._other_re, base._sub_re
+    return m
 
 
 @dataclass
