@@ -64,6 +64,12 @@ def _symbols_ok(sym: Any) -> bool:
             and type(sym.get("note", "")) is str)
 
 
+def indexed(symbols: dict | None) -> bool:
+    """A manifest's index entry is complete: written by a musa-port that also looked
+    for the names a file exports to Python."""
+    return symbols is not None and "exported" in symbols
+
+
 def project_ok(plan: Any) -> bool:
     """A project-symbol plan (rules.project.ProjectPlan.to_json)."""
     if type(plan) is not dict:
