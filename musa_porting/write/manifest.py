@@ -63,23 +63,30 @@ class FileRecord:
         """Share equal small values with the other records of a run (through ``shared``):
         100,000 files' counts, empty lists and empty symbol entries are a few distinct
         values, and one copy each keeps a large tree's run within its memory budget.
-        Records are never changed after planning, so sharing is safe."""
-        for name in ("by_family", "by_rule", "findings_dropped", "warnings", "diagnostics"):
-            value = getattr(self, name)
-            if isinstance(value, dict):
-                if len(value) <= 4:
-                    key = (name, *sorted(value.items()))
-                    setattr(self, name, shared.setdefault(key, value))
-            elif not value:
-                setattr(self, name, shared.setdefault((name,), value))
+        Records are never changed after planning, so sharing is safe. Written out field
+        by field: a no-change re-run compacts every record of the manifest it loads."""
+        keep = shared.setdefault
+        v = self.by_family
+        if len(v) <= 4:
+            self.by_family = keep(("by_family", *sorted(v.items())) if v else ("by_family",), v)
+        v = self.by_rule
+        if len(v) <= 4:
+            self.by_rule = keep(("by_rule", *sorted(v.items())) if v else ("by_rule",), v)
+        v = self.findings_dropped
+        if len(v) <= 4:
+            self.findings_dropped = keep(("findings_dropped", *sorted(v.items())) if v
+                                         else ("findings_dropped",), v)
+        if not self.warnings:
+            self.warnings = keep(("warnings",), self.warnings)
+        if not self.diagnostics:
+            self.diagnostics = keep(("diagnostics",), self.diagnostics)
         # A file that defines nothing of the project's shares its symbol entry with every
         # file that uses the same few names (most small files use one or two).
         sym = self.symbols
-        if sym and not any(sym.get(k) for k in ("defs", "taken", "exported")):
+        if sym and not (sym.get("defs") or sym.get("taken") or sym.get("exported")):
             uses = sym.get("uses") or ()
             if len(uses) <= 4:
-                key = ("symbols", *sorted(sym), *uses)
-                self.symbols = shared.setdefault(key, sym)
+                self.symbols = keep(("symbols", *sorted(sym), *uses), sym)
 
 
 _RECORD_FIELDS = tuple(FileRecord.__dataclass_fields__)
@@ -180,19 +187,20 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
             return Manifest(problem=f"its manifest {path} is from another version of musa-port")
         if not head_ok(data):
             return Manifest(problem=f"its manifest {path} is not one musa-port wrote")
-        fields = set(FileRecord.__dataclass_fields__)
+        fields = FileRecord.__dataclass_fields__.keys()
         bad: list[str] = []
         files = {}
+        shared: dict = {}
         for k, v in data.pop("files", {}).items():
             if inside_rel(k) and k not in RESERVED_NAMES and record_ok(v) and inside_rel(v["src"]):
-                files[k] = FileRecord(**{f: x for f, x in v.items() if f in fields})
+                rec = FileRecord(**v) if v.keys() <= fields else FileRecord(
+                    **{f: x for f, x in v.items() if f in fields})
+                rec.compact(shared)
+                files[k] = rec
             else:
                 bad.append(k)
         dirs = data.get("dirs", [])
         bad += [d if isinstance(d, str) else repr(d) for d in dirs if not inside_rel(d)]
-        shared: dict = {}
-        for rec in files.values():
-            rec.compact(shared)
         found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                          [d for d in dirs if inside_rel(d)], data.get("rules", 0),
                          data.get("options", {}), data.get("project", {}))
