@@ -7,12 +7,15 @@ files in the output that it did not write.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import starmap
+from operator import attrgetter
 
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
@@ -176,13 +179,28 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
     and a record whose path (or source) is not inside the output (``..``, absolute), or
     whose values are not what a run writes (``manifest_check``), is ignored with a
     warning naming it, so that no later step removes, reads or trips over it."""
+    gc_was_on = gc.isenabled()
+    gc.disable()  # 100,000 new lists and dicts, none in a cycle: nothing to collect
+    try:
+        return _load(out_dir, name)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _load(out_dir: str, name: str) -> Manifest:
     from ..safe_open import read_regular
+    from . import manifest_cache
     from .manifest_check import head_ok, record_ok
     from .outdir import inside_rel
 
     path = os.path.join(out_dir, name)
     try:
-        data = json.loads(read_regular(path))
+        raw = read_regular(path)
+        cached = manifest_cache.load(out_dir, raw, _RECORD_FIELDS) if name == MANIFEST_NAME else None
+        if cached is not None:
+            return _from_cache(cached)
+        data = json.loads(raw)
         if type(data) is not dict or data.get("version") != VERSION:
             return Manifest(problem=f"its manifest {path} is from another version of musa-port")
         if not head_ok(data):
@@ -209,6 +227,8 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
                                                            if len(bad) > 5 else "")
             found.warnings.append(f"{path}: warning: ignored entries that are not paths inside "
                                   f"the output, or not as musa-port writes them: {shown}")
+        elif name == MANIFEST_NAME:
+            _cache(out_dir, raw, found)
         return found
     except FileNotFoundError:
         return Manifest()
@@ -216,3 +236,21 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
         return Manifest(problem=f"its manifest {path} is unreadable ({exc.strerror or exc})")
     except (ValueError, TypeError, AttributeError):
         return Manifest(problem=f"its manifest {path} is unreadable")
+
+
+def _cache(out_dir: str, raw: bytes, m: Manifest) -> None:
+    """Keep ``m``, what a manifest of the bytes ``raw`` holds, for the next run's
+    ``load_manifest`` (see ``manifest_cache``)."""
+    from . import manifest_cache
+
+    rows = list(map(attrgetter(*_RECORD_FIELDS), m.files.values()))
+    manifest_cache.save(out_dir, raw, _RECORD_FIELDS, len(rows),
+                        ((m.src, m.fingerprint), list(m.files), rows,
+                         (m.dirs, m.rules, m.options, m.project)))
+
+
+def _from_cache(content: tuple) -> Manifest:
+    # Compacted already: marshal keeps one copy of a value the records shared.
+    head, keys, rows, tail = content
+    return Manifest(*head, dict(zip(keys, starmap(FileRecord, rows))), *tail)
+
