@@ -11,6 +11,7 @@ imported, so it costs no more than starting Python.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -22,8 +23,11 @@ def main(argv=None) -> None:
 
         sys.stdout.write(f"musa-port, version {__version__}\n")
         return
-    from .app import main as app_main
-
+    gc.disable()  # the imports make thousands of objects, and no garbage
+    try:
+        from .app import main as app_main
+    finally:
+        gc.enable()
     app_main(args)
 
 

@@ -83,13 +83,13 @@ class Porter:
         timings.mark("walk")
         try:
             if opts.dry_run:
-                old = load_manifest(self.out)
+                old = _load_manifest(self.out)
                 old.adopt(pending_intent(self.out, old.warnings), self.out)
                 result.warnings.extend(old.warnings)
                 self._port(result, entries, old, None)
             else:
                 with OutputLock(self.out, opts.wait), OutDir(self.out) as outdir:
-                    old = load_manifest(self.out)
+                    old = _load_manifest(self.out)
                     try:
                         intent = recover(outdir, old.dirs)
                     except OSError as exc:
@@ -259,6 +259,15 @@ class Porter:
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast
+
+
+def _load_manifest(out: str) -> Manifest:
+    """The last run's manifest, out of the cyclic collector's sight until the run ends
+    (``run`` unfreezes): its 100,000 lists and dicts hold no cycle, and every collection
+    of the run would walk them."""
+    old = load_manifest(out)
+    gc.freeze()
+    return old
 
 
 def _check_skip(kinds: Sequence[str]) -> None:
