@@ -27,7 +27,6 @@ overrides ``check-level`` and ``--rename-paths``/``--keep-paths`` ``rename-paths
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import stat
@@ -166,6 +165,8 @@ def load_config(path: str) -> Config:
     for key, value in table.items():
         line = _line_of(text, key)
         if key not in KEYS:
+            import difflib  # only to name a near miss
+
             near = difflib.get_close_matches(key, KEYS, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else ""
             raise PortError(f"unknown key {key!r}{hint} (known: {', '.join(KEYS)})", path, line)

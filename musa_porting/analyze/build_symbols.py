@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     import tokenize
 
 KIND = "build macro"
-BUILD_KINDS = frozenset({"cmake", "make", "shell", "python"})
 _FLAG = re.compile(r"(?:^|(?<=[\s\"'=]))-D([A-Za-z_][A-Za-z0-9_]*)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINITION = re.compile(r"(?:-D)?([A-Za-z_][A-Za-z0-9_]*)(?:=.*)?$", re.S)

@@ -11,6 +11,7 @@ imported, so it costs no more than starting Python.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -22,9 +23,16 @@ def main(argv=None) -> None:
 
         sys.stdout.write(f"musa-port, version {__version__}\n")
         return
-    from .app import main as app_main
-
-    app_main(args)
+    gc.disable()  # the imports make thousands of objects, and no garbage
+    try:
+        from .app import main as app_main
+    finally:
+        gc.enable()
+    try:
+        app_main(args)
+    finally:
+        if argv is None:  # the process ends here: Python's last collection need not walk
+            gc.freeze()  # what the run made (the manifest's 100,000 objects)
 
 
 def __getattr__(name: str):

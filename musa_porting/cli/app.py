@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -16,22 +17,35 @@ from click.shell_completion import CompletionItem
 from .. import __version__, interrupts
 from ..errors import PortError, internal_error
 from ..shadow import shadow_warning
-from .build_cmd import build_cmd, verify_cmd
 from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
-from .explain_cmd import explain_cmd
 from .port_cmd import port_cmd
 from .port_command import IMPLIED_PORT
-from .rules_cmd import rules_cmd
 
 COMPLETION = ('Shell completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in '
               "~/.bashrc (zsh_source, fish_source for zsh and fish).")
 
 
+# The commands besides ``port``, in the order the help lists them: each imported when
+# it is named (or listed), so that a port does not import the build and rules commands.
+LAZY = {"build": ("build_cmd", "build_cmd"), "verify": ("build_cmd", "verify_cmd"),
+        "rules": ("rules_cmd", "rules_cmd"), "explain": ("explain_cmd", "explain_cmd")}
+NAMES = ("port", *LAZY)
+
+
 class _DefaultToPort(click.Group):
     """A group whose first argument, when it is not a command name, is SRC."""
 
+    def get_command(self, ctx, name):
+        if name in LAZY and name not in self.commands:
+            module, attr = LAZY[name]
+            self.add_command(getattr(importlib.import_module(f".{module}", __package__), attr))
+        return self.commands.get(name)
+
+    def list_commands(self, ctx):
+        return sorted(NAMES)
+
     def parse_args(self, ctx, args):
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+        if args and args[0] not in NAMES and args[0] not in ("--help", "-h", "--version"):
             ctx.meta[IMPLIED_PORT] = True
             args = ["port", *args]
         return super().parse_args(ctx, args)
@@ -47,7 +61,7 @@ class _DefaultToPort(click.Group):
         port = self.commands["port"]
         with click.Context(port, info_name=ctx.info_name, **port.context_settings) as pctx:
             port.format_help(pctx, formatter)
-        others = [(n, c.get_short_help_str(70)) for n, c in self.commands.items() if n != "port"]
+        others = [(n, self.get_command(ctx, n).get_short_help_str(70)) for n in LAZY]
         if others:
             with formatter.section("Other commands (musa-port COMMAND --help)"):
                 formatter.write_dl(others)
@@ -65,13 +79,12 @@ def cli(ctx):
         ctx.exit(EXIT_USAGE)
 
 
-for _command in (port_cmd, build_cmd, verify_cmd, rules_cmd, explain_cmd):
-    cli.add_command(_command)
+cli.add_command(port_cmd)
 
 
 def folder_hint(args) -> str | None:
     """When a bare command word is also a folder here, how to port that folder."""
-    if args and args[0] in cli.commands and args[0] != "port" and os.path.isdir(args[0]):
+    if args and args[0] in LAZY and os.path.isdir(args[0]):
         word = args[0]
         return (f"hint: `musa-port {word}` runs the {word} command; to port the folder "
                 f"{word}, write musa-port ./{word}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -153,15 +154,17 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     from ..tree import timings
 
     timings.mark("start-up and imports")
+    gc.disable()  # as in cli.main: the imports make no garbage
     from ..analyze.checks import parse_ids
     from ..config import CHECK_LEVELS, project_config
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
-    from ..report import counts, csv_report, json_report, summary
-    from ..report import sarif as sarif_report
+    from ..report import counts, summary
     from ..tree.ignores import ignore_patterns, unmatched
     from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
 
+    gc.freeze()  # the modules live as long as the process: out of the collector's sight
+    gc.enable()
     timings.mark("imports of the port")
 
     if check not in (None, "", *CHECK_LEVELS):
@@ -242,10 +245,16 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
 
         write_output(tree_diff(result.diff_items), diff)
     if report_json:
+        from ..report import json_report
+
         json_report.write_json(result, report_json, suppressed)
     if report_csv:
+        from ..report import csv_report
+
         csv_report.write_csv(result, report_csv, suppressed)
     if sarif:
+        from ..report import sarif as sarif_report
+
         sarif_report.write_sarif(result, sarif, suppressed)
     if quiet:
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
@@ -270,12 +279,12 @@ def _build_argv(build_args: str) -> list[str]:
     """``--build-args`` split as a shell splits it, and read as ``musa-port build``
     reads its options, before anything is ported: a value it cannot read (a quote not
     closed, an unknown option) stops the run with nothing written, not after."""
+    if not build_args:
+        return []
     import shlex
 
     from .build_cmd import build_cmd
 
-    if not build_args:
-        return []
     try:
         argv = shlex.split(build_args)
     except ValueError:

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Set
+from operator import itemgetter
 
 from ..analyze.catalogue import FAMILIES
 from ..analyze.checks import CHECKS, Diagnostic
 from ..tree.result import FileOutcome, PortResult
 
 TOP_RULES = 15
+_ID = itemgetter(0)  # a stored finding's check ID (analyze.checks.Diagnostic.to_list)
 
 
 def findings(r: PortResult, suppress: Set[str] = frozenset()) -> list[tuple[FileOutcome, Diagnostic]]:
@@ -25,8 +27,11 @@ def findings(r: PortResult, suppress: Set[str] = frozenset()) -> list[tuple[File
 def _count(f: FileOutcome, ids: Set[str]) -> int:
     """A file's findings with these IDs: the rows kept, and those beyond the cap per
     file (analyze.findings.MAX_PER_FILE), which are only counted."""
-    return (sum(1 for row in f.record.diagnostics if row[0] in ids)
-            + sum(n for cid, n in f.record.findings_dropped.items() if cid in ids))
+    rec = f.record
+    n = sum(map(ids.__contains__, map(_ID, rec.diagnostics))) if rec.diagnostics else 0
+    if rec.findings_dropped:
+        n += sum(c for cid, c in rec.findings_dropped.items() if cid in ids)
+    return n
 
 
 def residual_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
@@ -79,7 +84,8 @@ def findings_by_family(r: PortResult, suppress: Set[str] = frozenset(), top: int
 def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[str, int]]:
     """Ported files, changes and findings per file kind (``cxx``, ``python``...), so
     that a project's Python side is counted apart from its C++ side."""
-    ids = {cid for cid, c in CHECKS.items() if c.residual}
+    found = set(CHECKS) - set(suppress)
+    residuals = {cid for cid in found if CHECKS[cid].residual}
     out: dict[str, dict[str, int]] = {}
     for f in r.files:
         if f.kind != "ported" or not f.record.lang:
@@ -89,8 +95,8 @@ def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[s
         row["files"] += 1
         row["changed"] += 1 if f.edits else 0
         row["replacements"] += f.edits
-        row["findings"] += _count(f, set(CHECKS) - set(suppress))
-        row["residuals"] += _count(f, ids - set(suppress))
+        row["findings"] += _count(f, found)
+        row["residuals"] += _count(f, residuals)
     return dict(sorted(out.items()))
 
 

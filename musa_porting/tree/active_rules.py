@@ -7,17 +7,19 @@ no-change run's time.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from ..analyze.residuals import Knowledge
-from ..port.cuda_strings import CudaStrings
-from ..port.cxx.messages import MessageWords
-from ..port.engine import Matcher
-from ..rules import RuleSet, build_ruleset
-from ..rules.project import ProjectPlan
-from ..rules.vocabulary import Vocabulary
 from .options import PortOptions
+
+if TYPE_CHECKING:  # imported where the rules are compiled (a no-change run never does)
+    from ..analyze.residuals import Knowledge
+    from ..port.cuda_strings import CudaStrings
+    from ..port.cxx.messages import MessageWords
+    from ..port.engine import Matcher
+    from ..rules import RuleSet
+    from ..rules.project import ProjectPlan
+    from ..rules.vocabulary import Vocabulary
 
 
 @dataclass
@@ -33,23 +35,11 @@ class ActiveRules:
     strings: CudaStrings | None = None  # string literals naming CUDA libraries and variables
 
 
-def rule_options(opts: PortOptions) -> dict:
-    """The options that decide the rules, as the manifest records them (``musa-port
-    verify`` rebuilds the same rules from them)."""
-    return {
-        "default_rules": opts.default_rules,
-        "mapping_dir": os.path.abspath(opts.mapping_dir) if opts.mapping_dir else None,
-        "rule_files": [os.path.abspath(f) for f in opts.rule_files],
-        "inline_rules": dict(opts.inline_rules or {}),
-        "disable_families": list(opts.disable_families),
-        "enable_families": list(opts.enable_families),
-        "reverse": opts.reverse,
-    }
-
-
 def load_ruleset(opts: PortOptions, tables: bool = True) -> RuleSet:
     """The tables and user rules of ``opts``, merged; with ``tables=False`` the user
     rules only (the files to port need nothing else)."""
+    from ..rules import build_ruleset
+
     return build_ruleset(
         rule_files=opts.rule_files,
         inline_rules=opts.inline_rules,
@@ -64,6 +54,10 @@ def compile_rules(opts: PortOptions, ruleset: RuleSet | None = None,
                   vocabulary: Vocabulary | None = None, tables: bool = True) -> ActiveRules:
     """Compile the matcher of the rules of ``opts`` (loading them unless given), before
     the project's renames are known: a run does this while its workers index."""
+    from ..port.cuda_strings import CudaStrings
+    from ..port.cxx.messages import MessageWords
+    from ..port.engine import Matcher
+
     if ruleset is None:
         ruleset = load_ruleset(opts, tables)
     matcher = Matcher(ruleset.reversed() if opts.reverse else ruleset.rewriting())
@@ -103,6 +97,8 @@ def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
 
 
 def _knowledge(ruleset: RuleSet, keep_names) -> Knowledge:
+    from ..analyze.residuals import Knowledge
+
     rules = ruleset.rules
     keep = set(keep_names) | {k for k, r in rules.items() if r.value == k}
     off = ruleset.disabled

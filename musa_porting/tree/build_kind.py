@@ -7,8 +7,6 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from ..analyze.build_symbols import KIND as BUILD_MACRO
-from ..analyze.project_findings import project_findings
 from .ported import Ported
 
 if TYPE_CHECKING:
@@ -18,6 +16,9 @@ if TYPE_CHECKING:
 SHELLS = (b"sh", b"bash", b"dash", b"ksh", b"zsh")
 # What build_kind_of returns (port/build/file.py ports each; imported when one is met).
 BUILD_KINDS = ("cmake", "make", "shell")
+# The kinds whose files define macros the symbol index reads (analyze/build_symbols.py):
+# the build files, and a setup.py's define_macros.
+MACRO_KINDS = frozenset({*BUILD_KINDS, "python"})
 
 
 def build_kind_of(rel: str) -> str | None:
@@ -80,6 +81,8 @@ def _macro_renamer(ctx: FileContext):
 
 def build_macro_renames(project: ProjectPlan | None) -> dict[str, str]:
     """The renames of macros the build defines (a build file's own names)."""
+    from ..analyze.build_symbols import KIND as BUILD_MACRO
+
     if project is None:
         return {}
     return {r.old: r.new for r in project.renames.values()
@@ -89,6 +92,7 @@ def build_macro_renames(project: ProjectPlan | None) -> dict[str, str]:
 def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     """Port one build file and find what is left."""
     from ..analyze.build_findings import build_diagnostics
+    from ..analyze.project_findings import project_findings
     from ..port.build.file import build_words, port_build_bytes
     from ..port.build.rewrite import BuildContext
 

@@ -59,16 +59,19 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     MUSA keeps) nothing is renamed. Two inputs may not share an output, except that a renamed
     file whose new name a sibling keeps is left out (recorded in ``superseded``:
     rel -> the sibling's rel)."""
+    # The paths are the walk's (no "." or "..", no doubled or trailing "/"): split and
+    # joined as strings, which a large tree's re-run notices.
     siblings: dict[str, set[str]] = {}
     for e in entries:
-        parent, name = posixpath.split(e.rel)
+        parent, _, name = e.rel.rpartition("/")
         siblings.setdefault(parent, set()).add(name)
     files = {e.rel for e in entries if e.kind != "dir"}
     out_rel_of: dict[str, str] = {}
     owner: dict[str, str] = {}
     written: dict[str, set[str]] = {}  # output folder -> the names given in it so far
+    renamed: dict[str, str] = {}  # a name's vocabulary renaming (folders repeat)
     for e in entries:
-        parent, name = posixpath.split(e.rel)
+        parent, _, name = e.rel.rpartition("/")
         out_parent = out_rel_of.get(parent, parent) if parent else ""
         ported_kind = e.kind == "dir" or kinds.kind_of(e.rel) is not None
         vendored = bool(libraries) and in_library(e.rel, libraries)
@@ -80,7 +83,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             name_out = ported_name(name, renames)
         else:
             name_out = name
-        keeper = posixpath.join(parent, name_out) if parent else name_out
+        keeper = f"{parent}/{name_out}" if parent else name_out
         if (superseded is not None and name_out != name and keeper in files
                 and _keeps_name(name_out, renames, file_name)):
             superseded[e.rel] = keeper
@@ -88,7 +91,9 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                             "(kept; includes of it name that file)")
             continue
         if vocabulary is not None and ported_kind and not vendored:
-            wanted = _renamed_component(name_out, vocabulary)
+            wanted = renamed.get(name_out)
+            if wanted is None:
+                wanted = renamed[name_out] = _renamed_component(name_out, vocabulary)
             if wanted != name_out and (wanted in siblings[parent]
                                        or wanted in written.get(out_parent, ())):
                 warnings.append(f"{e.rel}: not renamed to {wanted}: the folder already has that name")
@@ -102,7 +107,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             raise PortError(f"{e.rel}: its output name {name_out} would be "
                             f"{len(os.fsencode(name_out))} bytes, over the file system's "
                             f"{NAME_MAX}", src)
-        o = posixpath.join(out_parent, name_out) if out_parent else name_out
+        o = f"{out_parent}/{name_out}" if out_parent else name_out
         if o in owner:
             raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", src)
         if o in RESERVED_NAMES:

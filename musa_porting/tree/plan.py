@@ -14,15 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
-from ..analyze.findings import MAX_PER_FILE
 from ..errors import PortError
 from ..port.cxx.includes import IncludeResolver
 from ..safe_open import open_regular
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest
 from ..write.output_state import OutputState
-from .active_rules import ActiveRules
-from .kinds import PORTERS, KindSelector
+from .kinds import KindSelector
 from .options import PortOptions
 from .paths import link_target
 from .ported import FileContext
@@ -31,6 +29,7 @@ from .walk import Entry
 
 if TYPE_CHECKING:
     from ..analyze.symbols import FileSymbols
+    from .active_rules import ActiveRules
 
 
 @dataclass(slots=True)
@@ -81,6 +80,11 @@ class Planner:
         self.before_workers: Callable[[], None] | None = None
         self.outputs: OutputState | None = None  # what the output holds (set by the run)
         self._taken: set[str] | None = None
+
+    def stage_to(self, stager) -> None:
+        """Write each planned output's temp file with ``stager`` (a write.stage.Stager),
+        in forked workers too, after it has written its journal (see parallel)."""
+        self.stage, self.before_workers = stager.stage, stager.before_workers
 
     def needs_port(self, e: Entry) -> bool:
         """A source file the rules must run over (not skipped through the manifest)."""
@@ -191,6 +195,8 @@ class Planner:
     def _plan_source(self, e: Entry, out_rel: str, src_path: str, data: bytes,
                      rec: FileRecord, kind: str) -> Step:
         assert self.rules is not None, "a file to port, but no rules were loaded"
+        from .porters import MAX_PER_FILE, PORTERS  # loaded by the run before it forks
+
         ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts)
         ported = PORTERS[kind](data, ctx)
         rec.lang = kind

@@ -6,12 +6,15 @@ not each other."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..analyze.checks import Diagnostic
 from ..port.cxx.includes import IncludeResolver
-from ..port.engine import Edit
-from .active_rules import ActiveRules
 from .options import PortOptions
+
+if TYPE_CHECKING:  # a run that ports nothing loads neither
+    from ..port.engine import Edit
+    from .active_rules import ActiveRules
 
 
 @dataclass

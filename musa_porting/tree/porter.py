@@ -22,39 +22,39 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..analyze.build_symbols import BUILD_KINDS
-from ..analyze.near_misses import near_miss_warnings
 from ..errors import PortError
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..rules.project import ProjectPlan
 from ..rules.vocabulary import Vocabulary
 from ..write.commit import commit
-from ..write.fingerprint import options_fingerprint, rules_stamp
+from ..write.fingerprint import options_fingerprint, rule_options, rules_stamp
 from ..write.journal import pending_intent, recover
 from ..write.lock import OutputLock
 from ..write.manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from ..write.manifest_check import indexed
 from ..write.outdir import OutDir
 from ..write.output_state import OutputState
 from ..write.stage import Stager
 from ..write.stale import plan_stale, stale_warnings
 from . import timings
-from .active_rules import compile_rules, keeping, rule_options, with_project
-from .kinds import TABLE_FREE, KindSelector
+from .active_rules import compile_rules, keeping, with_project
+from .build_kind import MACRO_KINDS
+from .kinds import TABLE_FREE, KindSelector, load_porters
 from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_records
-from .project_symbols import SymbolPass, indexed, run_vocabulary
 from .python_run import launch_files
 from .rename_map import with_outside
 from .result import PortResult
 from .vendored import in_library, library_roots
+from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
 
 # The kinds the symbol index reads: sources, and build files for their macros.
-INDEXED = BUILD_KINDS | {"cxx"}
+INDEXED = MACRO_KINDS | {"cxx"}
 # How a file left out for the MUSA version beside it shows among the ignored.
 SUPERSEDED = "(a MUSA version beside it)"
 
@@ -65,9 +65,7 @@ class Porter:
     def __init__(self, options: PortOptions):
         options = with_outside(options)  # the renames of the outputs it includes from
         self.opts = options
-        for kind in options.skip:
-            if kind not in SKIP_KINDS:
-                raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
+        _check_skip(options.skip)
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
         self.renames = dict(options.renames) if options.renames is not None else (
             REVERSE_RENAMES if options.reverse else RENAMES)
@@ -85,13 +83,13 @@ class Porter:
         timings.mark("walk")
         try:
             if opts.dry_run:
-                old = load_manifest(self.out)
+                old = _load_manifest(self.out)
                 old.adopt(pending_intent(self.out, old.warnings), self.out)
                 result.warnings.extend(old.warnings)
                 self._port(result, entries, old, None)
             else:
                 with OutputLock(self.out, opts.wait), OutDir(self.out) as outdir:
-                    old = load_manifest(self.out)
+                    old = _load_manifest(self.out)
                     try:
                         intent = recover(outdir, old.dirs)
                     except OSError as exc:
@@ -151,6 +149,7 @@ class Porter:
         if base is not None or not trusted or to_port:
             # Also checks the rule files, even for a tree with no sources. The tables are
             # skipped when every file to port is of a kind that uses only user rules.
+            load_porters(to_port)  # in the parent: the forked workers inherit them
             if base is None:
                 tables = not to_port or not to_port <= TABLE_FREE
                 base = compile_rules(opts, None, self.vocabulary(), tables)
@@ -170,8 +169,7 @@ class Porter:
         try:
             if stager is not None:
                 stager.prepare([d.rel for d in dirs])
-                planner.stage = stager.stage
-                planner.before_workers = stager.before_workers
+                planner.stage_to(stager)
             for step in plan_all(planner, files, opts.jobs, opts.progress):
                 step.planned.record.compact(shared)
                 planned.append(step.planned)
@@ -182,6 +180,7 @@ class Porter:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
             if planner.rules is not None:  # some file was ported: its rules' near misses
+                from ..analyze.near_misses import near_miss_warnings
                 result.warnings += near_miss_warnings(
                     self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
                     planner.rules.ruleset, result.by_rule)
@@ -229,6 +228,7 @@ class Porter:
                                    if fast[e.rel].symbols.get("note")}
             result.symbol_uses = {u for x in known for u in x.get("uses", ())}
             return None, old_plan, fast
+        from .project_symbols import SymbolPass
         symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
                              lambda rel: in_library(rel, self.libraries))
         dropped = symbols.clang.dropped if symbols.clang is not None else []
@@ -259,6 +259,21 @@ class Porter:
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast
+
+
+def _load_manifest(out: str) -> Manifest:
+    """The last run's manifest, out of the cyclic collector's sight until the run ends
+    (``run`` unfreezes): its 100,000 lists and dicts hold no cycle, and every collection
+    of the run would walk them."""
+    old = load_manifest(out)
+    gc.freeze()
+    return old
+
+
+def _check_skip(kinds: Sequence[str]) -> None:
+    for kind in kinds:
+        if kind not in SKIP_KINDS:
+            raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
 
 
 def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[Entry]:

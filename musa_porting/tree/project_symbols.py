@@ -18,27 +18,14 @@ from ..analyze.word_finder import WordFinder
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.text import port_text
 from ..rules import RuleSet
-from ..rules.files import vocabulary_section
 from ..rules.project import ProjectPlan, Site, plan_renames
-from ..rules.vocabulary import Vocabulary, build_vocabulary
+from ..rules.vocabulary import Vocabulary
 from ..write.files import read_file
 from ..write.manifest import FileRecord
+from ..write.manifest_check import indexed
 from .options import PortOptions
 from .parallel import map_forked
 from .walk import Entry
-
-
-def run_vocabulary(opts: PortOptions) -> Vocabulary:
-    """The vocabulary of a run: the shipped words (unless --no-default-rules), --vocab
-    files, and the ``vocabulary:`` sections of the rule files, in that order; MUSA to
-    CUDA for --reverse."""
-    sections = []
-    for path in opts.rule_files:
-        section = vocabulary_section(path)
-        if section is not None:
-            sections.append((str(path), section))
-    vocab = build_vocabulary(default=opts.default_rules, files=opts.vocab_files, sections=sections)
-    return vocab.reversed() if opts.reverse else vocab
 
 
 class SymbolPass:
@@ -146,12 +133,6 @@ class SymbolPass:
                             exported=exported, rename_exported=self.opts.rename_exported,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
-
-
-def indexed(symbols: dict | None) -> bool:
-    """A manifest's index entry is complete: written by a musa-port that also looked
-    for the names a file exports to Python."""
-    return symbols is not None and "exported" in symbols
 
 
 def _inside_names(ruleset: RuleSet, reverse: bool, compiled: Matcher | None = None):

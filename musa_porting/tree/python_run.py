@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ..port.python import PathMap, PythonRules, python_rules, tree_of_port
-from ..port.python.names import identifier_renames
-from .active_rules import ActiveRules
 from .options import PortOptions
 from .paths import inside
+
+if TYPE_CHECKING:
+    from ..port.python import PythonRules
+    from .active_rules import ActiveRules
 
 _last: tuple[object, object, object, PythonRules, frozenset[str]] | None = None
 
@@ -25,6 +27,9 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     The identifier renames are the user's identifier rules and the project-symbol
     renames of the C++ side, so that ``torch.ops.mylib.gemm_cuda`` and
     ``ext_module.get_compiling_cuda_version`` follow the C++ they bind."""
+    from ..port.python import PathMap, python_rules, tree_of_port
+    from ..port.python.names import identifier_renames
+
     global _last
     if _last is not None and _last[0] is rules and _last[1] is out_rel_of and _last[2] is opts:
         return _last[3], _last[4]

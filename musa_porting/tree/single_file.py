@@ -20,10 +20,11 @@ from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES, ported_name
 from ..write.files import read_file
 from .active_rules import ActiveRules, load_active_rules
-from .kinds import PORTERS, KindSelector
+from .kinds import KindSelector
 from .options import PortOptions
 from .ported import FileContext
-from .project_symbols import run_vocabulary
+from .porters import PORTERS
+from .vocabulary import run_vocabulary
 
 
 @dataclass

@@ -23,7 +23,7 @@ from ..tree.result import PortResult
 from ..tree.walk import Entry
 from .faults import fault
 from .journal import clear_journal, manifest_temp, remove_temps
-from .manifest import MANIFEST_NAME
+from .manifest import MANIFEST_NAME, load_manifest
 from .outdir import OutDir
 from .stage import Stager
 from .stale import StalePlan
@@ -73,6 +73,7 @@ def _commit(out: OutDir, planned: list[Planned], dirs: list[Entry], stale: Stale
     if stager.manifest_staged:
         fault("manifest", out.path(MANIFEST_NAME))
         out.replace(manifest_temp(), MANIFEST_NAME)
+        load_manifest(out.out)  # read back once: the next run finds it in the cache
     fault("journal", out.out)
     clear_journal(out)
 

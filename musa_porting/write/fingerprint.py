@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..rules import default_mapping_dir
+from ..rules.mapping_dir import default_mapping_dir
 from ..tree.options import PortOptions
 
 
@@ -30,6 +30,20 @@ def rules_stamp(opts: PortOptions) -> str:
         except OSError:
             parts.append((os.path.abspath(path), "missing"))
     return repr(parts)
+
+
+def rule_options(opts: PortOptions) -> dict:
+    """The options that decide the rules, as the manifest records them (``musa-port
+    verify`` rebuilds the same rules from them)."""
+    return {
+        "default_rules": opts.default_rules,
+        "mapping_dir": os.path.abspath(opts.mapping_dir) if opts.mapping_dir else None,
+        "rule_files": [os.path.abspath(f) for f in opts.rule_files],
+        "inline_rules": dict(opts.inline_rules or {}),
+        "disable_families": list(opts.disable_families),
+        "enable_families": list(opts.enable_families),
+        "reverse": opts.reverse,
+    }
 
 
 def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]) -> str:

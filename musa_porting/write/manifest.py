@@ -7,12 +7,15 @@ files in the output that it did not write.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import starmap
+from operator import attrgetter
 
 MANIFEST_NAME = ".musa-port-manifest.json"
 JOURNAL_NAME = ".musa-port-journal"
@@ -63,23 +66,30 @@ class FileRecord:
         """Share equal small values with the other records of a run (through ``shared``):
         100,000 files' counts, empty lists and empty symbol entries are a few distinct
         values, and one copy each keeps a large tree's run within its memory budget.
-        Records are never changed after planning, so sharing is safe."""
-        for name in ("by_family", "by_rule", "findings_dropped", "warnings", "diagnostics"):
-            value = getattr(self, name)
-            if isinstance(value, dict):
-                if len(value) <= 4:
-                    key = (name, *sorted(value.items()))
-                    setattr(self, name, shared.setdefault(key, value))
-            elif not value:
-                setattr(self, name, shared.setdefault((name,), value))
+        Records are never changed after planning, so sharing is safe. Written out field
+        by field: a no-change re-run compacts every record of the manifest it loads."""
+        keep = shared.setdefault
+        v = self.by_family
+        if len(v) <= 4:
+            self.by_family = keep(("by_family", *sorted(v.items())) if v else ("by_family",), v)
+        v = self.by_rule
+        if len(v) <= 4:
+            self.by_rule = keep(("by_rule", *sorted(v.items())) if v else ("by_rule",), v)
+        v = self.findings_dropped
+        if len(v) <= 4:
+            self.findings_dropped = keep(("findings_dropped", *sorted(v.items())) if v
+                                         else ("findings_dropped",), v)
+        if not self.warnings:
+            self.warnings = keep(("warnings",), self.warnings)
+        if not self.diagnostics:
+            self.diagnostics = keep(("diagnostics",), self.diagnostics)
         # A file that defines nothing of the project's shares its symbol entry with every
         # file that uses the same few names (most small files use one or two).
         sym = self.symbols
-        if sym and not any(sym.get(k) for k in ("defs", "taken", "exported")):
+        if sym and not (sym.get("defs") or sym.get("taken") or sym.get("exported")):
             uses = sym.get("uses") or ()
             if len(uses) <= 4:
-                key = ("symbols", *sorted(sym), *uses)
-                self.symbols = shared.setdefault(key, sym)
+                self.symbols = keep(("symbols", *sorted(sym), *uses), sym)
 
 
 _RECORD_FIELDS = tuple(FileRecord.__dataclass_fields__)
@@ -169,30 +179,46 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
     and a record whose path (or source) is not inside the output (``..``, absolute), or
     whose values are not what a run writes (``manifest_check``), is ignored with a
     warning naming it, so that no later step removes, reads or trips over it."""
+    gc_was_on = gc.isenabled()
+    gc.disable()  # 100,000 new lists and dicts, none in a cycle: nothing to collect
+    try:
+        return _load(out_dir, name)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _load(out_dir: str, name: str) -> Manifest:
     from ..safe_open import read_regular
+    from . import manifest_cache
     from .manifest_check import head_ok, record_ok
     from .outdir import inside_rel
 
     path = os.path.join(out_dir, name)
     try:
-        data = json.loads(read_regular(path))
+        raw = read_regular(path)
+        cached = manifest_cache.load(out_dir, raw, _RECORD_FIELDS) if name == MANIFEST_NAME else None
+        if cached is not None:
+            return _from_cache(cached)
+        data = json.loads(raw)
         if type(data) is not dict or data.get("version") != VERSION:
             return Manifest(problem=f"its manifest {path} is from another version of musa-port")
         if not head_ok(data):
             return Manifest(problem=f"its manifest {path} is not one musa-port wrote")
-        fields = set(FileRecord.__dataclass_fields__)
+        fields = FileRecord.__dataclass_fields__.keys()
         bad: list[str] = []
         files = {}
+        shared: dict = {}
         for k, v in data.pop("files", {}).items():
             if inside_rel(k) and k not in RESERVED_NAMES and record_ok(v) and inside_rel(v["src"]):
-                files[k] = FileRecord(**{f: x for f, x in v.items() if f in fields})
+                rec = FileRecord(**v) if v.keys() <= fields else FileRecord(
+                    **{f: x for f, x in v.items() if f in fields})
+                rec.compact(shared)
+                files[k] = rec
             else:
                 bad.append(k)
         dirs = data.get("dirs", [])
         bad += [d if isinstance(d, str) else repr(d) for d in dirs if not inside_rel(d)]
-        shared: dict = {}
-        for rec in files.values():
-            rec.compact(shared)
         found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                          [d for d in dirs if inside_rel(d)], data.get("rules", 0),
                          data.get("options", {}), data.get("project", {}))
@@ -201,6 +227,8 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
                                                            if len(bad) > 5 else "")
             found.warnings.append(f"{path}: warning: ignored entries that are not paths inside "
                                   f"the output, or not as musa-port writes them: {shown}")
+        elif name == MANIFEST_NAME:
+            _cache(out_dir, raw, found)
         return found
     except FileNotFoundError:
         return Manifest()
@@ -208,3 +236,21 @@ def load_manifest(out_dir: str, name: str = MANIFEST_NAME) -> Manifest:
         return Manifest(problem=f"its manifest {path} is unreadable ({exc.strerror or exc})")
     except (ValueError, TypeError, AttributeError):
         return Manifest(problem=f"its manifest {path} is unreadable")
+
+
+def _cache(out_dir: str, raw: bytes, m: Manifest) -> None:
+    """Keep ``m``, what a manifest of the bytes ``raw`` holds, for the next run's
+    ``load_manifest`` (see ``manifest_cache``)."""
+    from . import manifest_cache
+
+    rows = list(map(attrgetter(*_RECORD_FIELDS), m.files.values()))
+    manifest_cache.save(out_dir, raw, _RECORD_FIELDS, len(rows),
+                        ((m.src, m.fingerprint), list(m.files), rows,
+                         (m.dirs, m.rules, m.options, m.project)))
+
+
+def _from_cache(content: tuple) -> Manifest:
+    # Compacted already: marshal keeps one copy of a value the records shared.
+    head, keys, rows, tail = content
+    return Manifest(*head, dict(zip(keys, starmap(FileRecord, rows))), *tail)
+

@@ -11,6 +11,8 @@ tests: a no-change re-run of 100,000 files checks every record.
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "edits",
@@ -21,14 +23,26 @@ _KINDS = ("ported", "copied", "symlink")
 _DIAG = [str, str, int, int, int, int, str]  # analyze.checks.Diagnostic.to_list
 _DEF = [str, str, int, int]  # analyze.symbols.Definition.to_list
 _SITE = [str, int, int, str]  # rules.project.Site
+# What each field's type must be (a field that is absent reads as its default), as
+# lists compared in one C loop each: a no-change re-run checks every record.
+_INT_TYPES, _INT_DEFAULTS = [int] * len(_INTS), [0] * len(_INTS)
+_STR_TYPES, _STR_DEFAULTS = [str] * len(_STRS), [""] * len(_STRS)
+_DICT_TYPES, _DICT_DEFAULTS = [dict] * len(_COUNTS), [{}] * len(_COUNTS)
+_STR_SET, _INT_SET, _LIST_SET = frozenset({str}), frozenset({int}), frozenset({list})
 
 
 def _row(value: Any, types: list) -> bool:
     return type(value) is list and list(map(type, value)) == types  # one C loop
 
 
+def _rows(rows: list, types: list) -> bool:
+    """Every row is a list of values of ``types``: all the rows in a few C loops."""
+    return (not rows or (set(map(type, rows)) == _LIST_SET and set(map(len, rows)) == {len(types)}
+                         and list(map(type, chain.from_iterable(rows))) == types * len(rows)))
+
+
 def _strs(value: Any) -> bool:
-    return type(value) is list and all(type(x) is str for x in value)
+    return type(value) is list and set(map(type, value)) <= _STR_SET
 
 
 def record_ok(rec: Any) -> bool:
@@ -36,14 +50,15 @@ def record_ok(rec: Any) -> bool:
     if type(rec) is not dict:
         return False
     get = rec.get
-    if not all(type(get(f, 0)) is int for f in _INTS) or get("kind") not in _KINDS:
+    if (list(map(type, map(get, _INTS, _INT_DEFAULTS))) != _INT_TYPES
+            or get("kind") not in _KINDS
+            or list(map(type, map(get, _STRS, _STR_DEFAULTS))) != _STR_TYPES
+            or not _strs(get("warnings", []))):
         return False
-    if not all(type(get(f, "")) is str for f in _STRS) or not _strs(get("warnings", [])):
+    counts = list(map(get, _COUNTS, _DICT_DEFAULTS))
+    if list(map(type, counts)) != _DICT_TYPES or not (
+            set(map(type, chain(*map(dict.values, counts)))) <= _INT_SET):
         return False
-    for f in _COUNTS:
-        counts = get(f, {})
-        if type(counts) is not dict or not all(type(n) is int for n in counts.values()):
-            return False
     diags = get("diagnostics", [])
     if type(diags) is not list or (diags and not _diagnostics_ok(diags)):
         return False
@@ -54,14 +69,19 @@ def record_ok(rec: Any) -> bool:
 def _diagnostics_ok(rows: list) -> bool:
     from ..analyze.checks import CHECKS
 
-    return all(type(r) is list and list(map(type, r)) == _DIAG for r in rows) and \
-        {r[0] for r in rows} <= CHECKS.keys()
+    return _rows(rows, _DIAG) and set(map(itemgetter(0), rows)) <= CHECKS.keys()
 
 
 def _symbols_ok(sym: Any) -> bool:
     return (type(sym) is dict and type(sym.get("defs", [])) is list
-            and all(_row(d, _DEF) for d in sym.get("defs", [])) and _strs(sym.get("taken", []))
+            and _rows(sym.get("defs", []), _DEF) and _strs(sym.get("taken", []))
             and type(sym.get("note", "")) is str)
+
+
+def indexed(symbols: dict | None) -> bool:
+    """A manifest's index entry is complete: written by a musa-port that also looked
+    for the names a file exports to Python."""
+    return symbols is not None and "exported" in symbols
 
 
 def project_ok(plan: Any) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-import shutil
 import stat
 import sys
 
@@ -208,6 +207,8 @@ class OutDir:
         self.forget(rel)
         try:
             if sys.version_info >= (3, 11):
+                import shutil  # with its compression modules: only to remove a folder
+
                 shutil.rmtree(name, dir_fd=fd)
             else:  # pragma: no cover - Python 3.10
                 _rmtree_at(fd, name)

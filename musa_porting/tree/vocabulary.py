@@ -1,0 +1,24 @@
+"""The vocabulary of a run (the words its names and paths are renamed by), in its own
+module: a no-change re-run renames paths with it but indexes no symbol, so it does not
+import the symbol pass."""
+
+from __future__ import annotations
+
+from ..rules.vocabulary import Vocabulary, build_vocabulary
+from .options import PortOptions
+
+
+def run_vocabulary(opts: PortOptions) -> Vocabulary:
+    """The vocabulary of a run: the shipped words (unless --no-default-rules), --vocab
+    files, and the ``vocabulary:`` sections of the rule files, in that order; MUSA to
+    CUDA for --reverse."""
+    sections = []
+    if opts.rule_files:
+        from ..rules.files import vocabulary_section  # the rule files' readers
+
+        for path in opts.rule_files:
+            section = vocabulary_section(path)
+            if section is not None:
+                sections.append((str(path), section))
+    vocab = build_vocabulary(default=opts.default_rules, files=opts.vocab_files, sections=sections)
+    return vocab.reversed() if opts.reverse else vocab
