@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .cache_folder import cache_folder
 from .model import Rule
 
 Loaded = tuple[list[Rule], dict[str, bool]]  # the rules in table order, families
@@ -28,11 +29,8 @@ Loaded = tuple[list[Rule], dict[str, bool]]  # the rules in table order, familie
 
 def cache_dir() -> Path | None:
     """Where the compiled tables go (None: caching is off)."""
-    env = os.environ.get("MUSA_PORT_CACHE_DIR")
-    if env:
-        return None if env == "off" else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "musa-port"
+    folder = cache_folder()
+    return None if folder is None else Path(folder)
 
 
 def cache_key(tables: Sequence[Path]) -> str:

@@ -24,11 +24,10 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import PortError
 from ..safe_open import read_regular
-from .mapping_dir import default_mapping_dir
+from .mapping_dir import default_mapping_folder
 
 VOCABULARY_FILE = "vocabulary.json"
 
@@ -144,10 +143,6 @@ class Vocabulary:
         return any(self.rename_part(p) is not None for p in split_parts(name))
 
 
-def default_vocabulary_path() -> Path:
-    return default_mapping_dir() / VOCABULARY_FILE
-
-
 def _words_from(data: object, origin: str) -> list[Word]:
     """Words from a vocabulary document: ``{"words": {"CUDA": {"musa": "MUSA", ...}}}`` or
     a plain mapping ``{"CUDA": "MUSA", "NVTX": false}`` (false switches a word off)."""
@@ -179,16 +174,21 @@ def _words_from(data: object, origin: str) -> list[Word]:
 
 def load_vocabulary(path: str | os.PathLike | None = None) -> list[Word]:
     """The words of a vocabulary file (default: the shipped one)."""
-    p = Path(path) if path is not None else default_vocabulary_path()
+    if path is None:  # the shipped file, found without pathlib (a no-change re-run's)
+        p = os.path.join(default_mapping_folder(), VOCABULARY_FILE)
+    else:
+        from pathlib import Path
+
+        p = str(Path(path))
     try:
-        data = json.loads(read_regular(str(p), follow=True).decode("utf-8"))
+        data = json.loads(read_regular(p, follow=True).decode("utf-8"))
     except OSError as exc:
-        raise PortError(f"cannot read vocabulary: {exc.strerror or exc}", str(p)) from None
+        raise PortError(f"cannot read vocabulary: {exc.strerror or exc}", p) from None
     except json.JSONDecodeError as exc:
-        raise PortError(exc.msg, str(p), exc.lineno, exc.colno) from None
+        raise PortError(exc.msg, p, exc.lineno, exc.colno) from None
     except UnicodeDecodeError as exc:
-        raise PortError(f"not UTF-8: {exc.reason}", str(p)) from None
-    return _words_from(data, str(p))
+        raise PortError(f"not UTF-8: {exc.reason}", p) from None
+    return _words_from(data, p)
 
 
 def build_vocabulary(*, default: bool = True, files: Iterable[str | os.PathLike] = (),

@@ -7,10 +7,9 @@ import hashlib
 import os
 import posixpath
 from collections.abc import Sequence
-from pathlib import Path
 
 from .. import __version__
-from ..rules.mapping_dir import default_mapping_dir
+from ..rules.mapping_dir import default_mapping_folder
 from ..tree.options import PortOptions
 
 
@@ -21,8 +20,8 @@ def rules_stamp(opts: PortOptions) -> str:
                            sorted(opts.enable_families), opts.reverse,
                            sorted((opts.inline_rules or {}).items())]
     table_dir = opts.mapping_dir if opts.mapping_dir is not None else (
-        str(default_mapping_dir()) if opts.default_rules else None)
-    paths = sorted(str(p) for p in Path(table_dir).glob("*.json")) if table_dir else []
+        default_mapping_folder() if opts.default_rules else None)
+    paths = sorted(_json_files(table_dir)) if table_dir else []
     for path in [*paths, *map(str, opts.rule_files)]:
         try:
             st = os.stat(path)
@@ -30,6 +29,15 @@ def rules_stamp(opts: PortOptions) -> str:
         except OSError:
             parts.append((os.path.abspath(path), "missing"))
     return repr(parts)
+
+
+def _json_files(folder: str) -> list[str]:
+    """What ``Path(folder).glob("*.json")`` lists, as strings, without pathlib."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(os.path.normpath(folder), n) for n in names if n.endswith(".json")]
 
 
 def rule_options(opts: PortOptions) -> dict:

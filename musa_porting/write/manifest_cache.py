@@ -27,9 +27,9 @@ _SIZES = struct.Struct("<QQ")
 
 
 def _file(out_dir: str) -> str | None:
-    from ..rules.table_cache import cache_dir
+    from ..rules.cache_folder import cache_folder
 
-    folder = cache_dir()
+    folder = cache_folder()
     if folder is None:
         return None
     name = hashlib.sha256(os.fsencode(os.path.abspath(out_dir))).hexdigest()[:32]
