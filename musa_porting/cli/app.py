@@ -30,19 +30,26 @@ COMPLETION = ('Shell completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-po
 LAZY = {"build": ("build_cmd", "build_cmd"), "verify": ("build_cmd", "verify_cmd"),
         "rules": ("rules_cmd", "rules_cmd"), "explain": ("explain_cmd", "explain_cmd")}
 NAMES = ("port", *LAZY)
+_LOADED: dict[str, click.Command] = {}
 
 
 class _DefaultToPort(click.Group):
-    """A group whose first argument, when it is not a command name, is SRC."""
+    """A group whose first argument, when it is not a command name, is SRC. Its
+    ``commands`` stay empty: what lists them (the help, shell completion, the docs'
+    mkdocs-click) asks ``list_commands`` and ``get_command``, which load each on need."""
 
     def get_command(self, ctx, name):
-        if name in LAZY and name not in self.commands:
+        if name == "port":
+            return port_cmd
+        if name not in LAZY:
+            return None
+        if name not in _LOADED:
             module, attr = LAZY[name]
-            self.add_command(getattr(importlib.import_module(f".{module}", __package__), attr))
-        return self.commands.get(name)
+            _LOADED[name] = getattr(importlib.import_module(f".{module}", __package__), attr)
+        return _LOADED[name]
 
     def list_commands(self, ctx):
-        return sorted(NAMES)
+        return list(NAMES)
 
     def parse_args(self, ctx, args):
         if args and args[0] not in NAMES and args[0] not in ("--help", "-h", "--version"):
@@ -58,7 +65,7 @@ class _DefaultToPort(click.Group):
         return items
 
     def format_help(self, ctx, formatter):
-        port = self.commands["port"]
+        port = port_cmd
         with click.Context(port, info_name=ctx.info_name, **port.context_settings) as pctx:
             port.format_help(pctx, formatter)
         others = [(n, self.get_command(ctx, n).get_short_help_str(70)) for n in LAZY]
@@ -77,9 +84,6 @@ def cli(ctx):
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
         ctx.exit(EXIT_USAGE)
-
-
-cli.add_command(port_cmd)
 
 
 def folder_hint(args) -> str | None:
