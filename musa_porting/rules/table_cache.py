@@ -16,12 +16,12 @@ from __future__ import annotations
 import gc
 import hashlib
 import marshal
-import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from pathlib import Path
 
-from .cache_folder import cache_folder
+from .cache_folder import cache_folder, write_cached
 from .model import Rule
 
 Loaded = tuple[list[Rule], dict[str, bool]]  # the rules in table order, families
@@ -85,12 +85,12 @@ def _read(path: Path) -> Loaded | None:
 def _write(folder: Path, path: Path, rules: list[Rule], families: dict[str, bool]) -> None:
     """Write the cache atomically and drop the compiled copies of older tables."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(([tuple(r) for r in rules], families)))
-        os.replace(tmp, path)
+        data = marshal.dumps(([tuple(r) for r in rules], families))
+    except ValueError:
+        return
+    if not write_cached(str(path), (data,)):
+        return  # a read-only home, a full disk: the next run parses the JSON again
+    with suppress(OSError):  # another run may be removing them too
         for old in folder.glob("tables-*.marshal"):
             if old != path:
                 old.unlink(missing_ok=True)
-    except (OSError, ValueError):
-        pass  # a read-only home, a full disk: the next run parses the JSON again

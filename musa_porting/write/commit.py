@@ -23,8 +23,7 @@ from ..tree.result import PortResult
 from ..tree.walk import Entry
 from .faults import fault
 from .journal import clear_journal, manifest_temp, remove_temps
-from .manifest import MANIFEST_NAME, load_manifest
-from .manifest_cache import MAX_RECORDS
+from .manifest import MANIFEST_NAME, cache_written
 from .outdir import OutDir
 from .stage import Stager
 from .stale import StalePlan
@@ -74,8 +73,7 @@ def _commit(out: OutDir, planned: list[Planned], dirs: list[Entry], stale: Stale
     if stager.manifest_staged:
         fault("manifest", out.path(MANIFEST_NAME))
         out.replace(manifest_temp(), MANIFEST_NAME)
-        if len(planned) <= MAX_RECORDS:  # a larger one is not cached: no second copy
-            load_manifest(out.out)  # read back once: the next run finds it in the cache
+        cache_written(out.out, len(planned))
     fault("journal", out.out)
     clear_journal(out)
 

@@ -238,6 +238,16 @@ def _load(out_dir: str, name: str) -> Manifest:
         return Manifest(problem=f"its manifest {path} is unreadable")
 
 
+def cache_written(out_dir: str, records: int) -> None:
+    """The manifest a run just put in ``out_dir``, read back once into the cache so
+    that the next run finds it there; not when the cache would not keep one of this
+    many records (reading it would only hold a second copy of a large manifest)."""
+    from .manifest_cache import MAX_RECORDS
+
+    if records <= MAX_RECORDS:
+        load_manifest(out_dir)
+
+
 def _cache(out_dir: str, raw: bytes, m: Manifest) -> None:
     """Keep ``m``, what a manifest of the bytes ``raw`` holds, for the next run's
     ``load_manifest`` (see ``manifest_cache``)."""

@@ -18,6 +18,7 @@ import marshal
 import os
 import struct
 import sys
+from contextlib import suppress
 
 # A larger manifest is not cached: its copy would cost the run memory (and 100,000
 # files' re-run is dominated by checking each one anyway).
@@ -68,32 +69,25 @@ def save(out_dir: str, raw: bytes, layout: tuple, records: int, content: tuple) 
     path = _file(out_dir)
     if path is None or records > MAX_RECORDS:
         return
+    from ..rules.cache_folder import write_cached
+
     try:
         head, body = marshal.dumps(_key(layout, len(raw))), marshal.dumps(content)
-        folder = os.path.dirname(path)
-        os.makedirs(folder, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(_SIZES.pack(len(head), len(body)))
-            for part in (head, raw, body):
-                fh.write(part)
-        os.replace(tmp, path)
-        _evict(folder)
-    except (OSError, ValueError):
-        pass  # a read-only home, a full disk: the next run parses the JSON
+    except ValueError:
+        return
+    if write_cached(path, (_SIZES.pack(len(head), len(body)), head, raw, body)):
+        _evict(os.path.dirname(path))  # else a read-only home: the next run parses the JSON
 
 
 def _evict(folder: str) -> None:
-    """Keep the manifests of the ``KEEP`` output folders used last."""
+    """Keep the manifests of the ``KEEP`` output folders used last (what cannot be
+    looked at or removed stays: another run may be at it)."""
     found = []
-    for entry in os.scandir(folder):
-        if entry.name.startswith("manifest-") and entry.name.endswith(".marshal"):
-            try:
-                found.append((entry.stat().st_mtime_ns, entry.path))
-            except OSError:
-                pass
+    with suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith("manifest-") and entry.name.endswith(".marshal"):
+                with suppress(OSError):
+                    found.append((entry.stat().st_mtime_ns, entry.path))
     for _, path in sorted(found, reverse=True)[KEEP:]:
-        try:
+        with suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
