@@ -32,6 +32,16 @@ KEPT_LIBRARY_PREFIX = r"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX|CUDA_CUB_|cuda_cub$)"
 KEPT_LIBRARY_NAME = re.compile(KEPT_LIBRARY_PREFIX)
 
 PROJECT_FAMILY = "project"
+# The origin of a project rule whose name is exactly a vocabulary word (``struct Cuda``,
+# ``namespace cuda``): the engine changes it only where it names the tree's definition
+# (port/cxx/vendor_words.py), not ``thrust::cuda`` or libcu++'s ``cuda::std``.
+WORD_ORIGIN = "a name of the tree that is a vendor word"
+# What a definition of exactly a word must be to be renamed: a type, a namespace or an
+# enumerator names the backend (a singleton ``struct Cuda``, ``enum class Backend { Cuda }``,
+# a tag ``Allocator<Cuda>``); a variable or parameter ``bool cuda`` is a flag, and a macro
+# or function of that name is rarer than a clash with other code.
+WORD_KINDS = frozenset(("namespace", "class", "struct", "union", "enum", "enumerator",
+                        "typedef", "alias"))
 
 
 @dataclass(frozen=True)
@@ -49,13 +59,15 @@ class Rename:
     old: str
     new: str
     sites: list[Site]
+    word: bool = False  # the name is exactly a vocabulary word (WORD_ORIGIN)
 
     def to_json(self) -> list:
-        return [self.old, self.new, [[s.file, s.line, s.column, s.kind] for s in self.sites]]
+        row = [self.old, self.new, [[s.file, s.line, s.column, s.kind] for s in self.sites]]
+        return [*row, 1] if self.word else row
 
     @classmethod
     def from_json(cls, row: list) -> Rename:
-        return cls(row[0], row[1], [Site(*s) for s in row[2]])
+        return cls(row[0], row[1], [Site(*s) for s in row[2]], len(row) > 3 and bool(row[3]))
 
 
 @dataclass
@@ -89,7 +101,8 @@ class ProjectPlan:
         for r in self.renames.values():
             site = r.sites[0]
             out[r.old] = Rule(r.old, r.new, PROJECT_FAMILY, "supported", site.file, site.line,
-                              f"defined in the tree ({site.kind}, {site.file}:{site.line})")
+                              f"defined in the tree ({site.kind}, {site.file}:{site.line})",
+                              origin=WORD_ORIGIN if r.word else "")
         return out
 
     def by_file(self) -> dict[str, list[tuple[str, Rename | Collision]]]:
@@ -165,9 +178,12 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
                     f"the port of {outside_kept[name]} uses it under this name",
                     sorted(defs[name], key=_site_order)))
             continue
-        if name in rule_keys or name in keep or name in words or KEPT_LIBRARY_NAME.match(name):
-            # A name that is just a word (namespace cuda) is shared with other code:
-            # thrust::cuda, CCCL's cuda::std, at::cuda. The rules decide those.
+        if name in rule_keys or name in keep or KEPT_LIBRARY_NAME.match(name):
+            continue
+        if name in words and not any(s.kind in WORD_KINDS for s in defs[name]):
+            # A variable or function that is just a word (bool cuda) is not the backend's
+            # name; a type, namespace or enumerator is, and is renamed where it is the
+            # tree's (thrust::cuda, CCCL's cuda::std and at::cuda stay the rules').
             continue
         new = vocabulary.rename(name)
         if new is None or new == name:
@@ -192,7 +208,7 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             plan.kept.append(Collision(old, new, f"exported to Python ({site.kind} at "
                                                  f"{site.file}:{site.line})", [site]))
         else:
-            plan.renames[old] = Rename(old, new, sites)
+            plan.renames[old] = Rename(old, new, sites, old in words)
             if old in exported:
                 plan.exported[old] = exported[old]
     for old, new in sorted(outside.items()):

@@ -27,7 +27,7 @@ _FILE_EXTENSION = re.compile(
 _PLACE = re.compile(rb"/|\\(?![abfnrtv0-7x\"'\\?])")
 
 
-def _looks_like_file(token: bytes) -> bool:
+def looks_like_file(token: bytes) -> bool:
     return _PLACE.search(token) is not None or _FILE_EXTENSION.search(token) is not None
 
 
@@ -80,7 +80,7 @@ class MessageWords:
                     continue
             else:
                 if s not in file_like:
-                    file_like[s] = _looks_like_file(data[s:e])
+                    file_like[s] = looks_like_file(data[s:e])
                 if file_like[s]:
                     continue
             ts = max(data.rfind(b" ", s, hs), data.rfind(b"\t", s, hs), data.rfind(b"\n", s, hs)) + 1
@@ -89,7 +89,7 @@ class MessageWords:
                 j = data.find(sep, he, e)
                 if 0 <= j < te:
                     te = j
-            if _looks_like_file(data[max(ts, s):te]):
+            if looks_like_file(data[max(ts, s):te]):
                 continue
             rule = self.rules[word]
             out.append((hs, he, rule.value.encode(), rule))  # type: ignore[union-attr]
