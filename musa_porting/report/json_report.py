@@ -108,6 +108,8 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "warnings": list(r.warnings),
         "project_symbols": project_dict(r),
         "renamed_paths": [{"path": a, "output": b} for a, b in r.renamed_paths.items()],
+        "shared_files": {"root": r.shared_root, "cut": r.shared_cut,
+                         "mentions": [m.to_json() for m in r.shared_mentions]},
         "run": {
             "elapsed_s": round(r.elapsed, 4),
             "mb_per_s": round(r.mb_per_s, 2),

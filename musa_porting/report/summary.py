@@ -19,6 +19,7 @@ from .counts import (
     rate,
     residual_count,
 )
+from .shared import shared_files_text
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
@@ -94,6 +95,9 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     renamed = renamed_paths_text(r)
     if renamed:
         console.print(renamed, markup=False, highlight=False, emoji=False, soft_wrap=True)
+    shared = shared_files_text(r)
+    if shared:
+        console.print(shared, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
     if r.ignored:
         by_pat: dict[str, int] = {}

@@ -146,7 +146,8 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
                  keep: Iterable[str] = (), refine: Callable[[str], str] | None = None,
                  exported: Mapping[str, Site] | None = None, rename_exported: bool = False,
                  outside_renames: Mapping[str, str] | None = None,
-                 outside_kept: Mapping[str, str] | None = None) -> ProjectPlan:
+                 outside_kept: Mapping[str, str] | None = None,
+                 existing: Set[str] = frozenset()) -> ProjectPlan:
     """The plan for the tree's definitions ``defs`` (name -> its definition sites).
 
     ``taken``: names of the tree a new name must not be (identifiers with a MUSA word);
@@ -158,7 +159,9 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     their binding site: kept (listed in ``plan.kept``) unless ``rename_exported``;
     ``outside_renames`` and ``outside_kept``: what other ports of trees that share names
     with this one decided (``tree/rename_map.py``): their renames are made here too, and
-    a name one of them uses as it is stays (a collision naming that port).
+    a name one of them uses as it is stays (a collision naming that port);
+    ``existing``: names the tree's MUSA side already has (a backend ported by hand in
+    part): a new name among them is that name's MUSA twin, not a collision.
     """
     keep = set(keep)
     exported = exported or {}
@@ -197,9 +200,9 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
         if len(targets[new]) > 1:
             others = ", ".join(o for o in targets[new] if o != old)
             plan.collisions.append(Collision(old, new, f"{others} would also become {new}", sites))
-        elif new in defs:
+        elif new in defs and new not in existing:
             plan.collisions.append(Collision(old, new, f"the tree already defines {new}", sites))
-        elif new in taken:
+        elif new in taken and new not in existing:
             plan.collisions.append(Collision(old, new, f"the tree already uses {new}", sites))
         elif new in rule_names:
             plan.collisions.append(Collision(old, new, f"{new} is a name of the rule tables", sites))

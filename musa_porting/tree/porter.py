@@ -56,7 +56,7 @@ from .walk import Entry, Ignorer, walk
 # The kinds the symbol index reads: sources, and build files for their macros.
 INDEXED = MACRO_KINDS | {"cxx"}
 # How a file left out for the MUSA version beside it shows among the ignored.
-SUPERSEDED = "(a MUSA version beside it)"
+SUPERSEDED = "(its MUSA version is in the tree)"
 
 
 class Porter:
@@ -73,6 +73,15 @@ class Porter:
         self._vocabulary: Vocabulary | None = None
         self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
         self.library_names: frozenset[str] = frozenset()  # the names they define
+
+    def _users_file(self, old: Manifest):
+        """Is this output path a file of the user's (in OUT, not written by musa-port)?"""
+        out = self.out
+
+        def users(out_rel: str) -> bool:
+            return not old.owns(out_rel) and os.path.isfile(os.path.join(out, out_rel))
+
+        return users
 
     def run(self) -> PortResult:
         t0 = time.perf_counter()
@@ -100,8 +109,21 @@ class Porter:
                     self._port(result, entries, old, outdir)
         finally:
             gc.unfreeze()  # a library caller's later collections see everything again
+        if not opts.reverse:
+            self._shared_files(result)
         result.elapsed = time.perf_counter() - t0
         return result
+
+    def _shared_files(self, result: PortResult) -> None:
+        """A backend folder ported into its sibling: the shared files that name it."""
+        from .shared_files import backend_folder, shared_mentions
+
+        if os.path.dirname(self.src) != os.path.dirname(self.out) or \
+                not backend_folder(self.src, self.out, self.vocabulary()):
+            return
+        renamed = {r.old: r.new for r in result.project.renames.values()} if result.project else {}
+        result.shared_root, result.shared_mentions, result.shared_cut = shared_mentions(
+            self.src, self.out, renamed, self.vocabulary())
 
     def _port(self, result: PortResult, entries: list[Entry], old: Manifest,
               outdir: OutDir | None) -> None:
@@ -112,11 +134,16 @@ class Porter:
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
-                                  superseded, opts.file_name, self.libraries)
+                                  superseded, opts.file_name, self.libraries,
+                                  None if opts.reverse else self._users_file(old))
         result.renamed_paths = renamed_paths(out_rel_of, self.renames)
+        twinned: list[Entry] = []  # CUDA files left for their MUSA twins: still indexed
         if superseded:
             result.ignored.update({rel: SUPERSEDED for rel in superseded})
+            twinned = [e for e in entries if e.rel in superseded]
             entries = [e for e in entries if e.rel not in superseded]
+            twins = frozenset(superseded.values()) & frozenset(tree_files)
+            self.kinds = replace(self.kinds, verbatim=twins)  # the porter's MUSA versions
         bad = sorted(r for r in launch_files(self.src, opts.launch)
                      if self.kinds.kind_of(r) != "python" or r not in tree_files)
         if bad:
@@ -124,12 +151,16 @@ class Porter:
                             "or --no-python)", os.path.join(self.src, bad[0]))
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
-        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
+        # A twinned file is read only by the index: a change to it is a change of the plan.
+        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files,
+                                          [os.path.join(self.src, e.rel) for e in twinned])
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
         timings.mark("names, includes, manifest")
-        dirs = [replace(e, rel=out_rel_of[e.rel]) for e in entries if e.kind == "dir"]
+        # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
+        dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
+                     for e in entries if e.kind == "dir"}.values())
         files = [e for e in entries if e.kind != "dir"]
         state = OutputState(self.out, old, opts.force)
         state.classify([d.rel for d in dirs])
@@ -142,7 +173,8 @@ class Porter:
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
-            base, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
+            base, project, fast = self._project_symbols(files, fast, old, trusted, planner, result,
+                                                        twinned)
             planner.fast = fast
             timings.mark("project symbols (index, tables, plan)")
         to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
@@ -210,7 +242,8 @@ class Porter:
         return self._vocabulary
 
     def _project_symbols(self, files: list[Entry], fast: dict[str, FileRecord], old: Manifest,
-                         trusted: bool, planner: Planner, result: PortResult):
+                         trusted: bool, planner: Planner, result: PortResult,
+                         twinned: Sequence[Entry] = ()):
         """Index the sources and plan the renames. Returns the rules when they had to be
         compiled (before the plan: the tables' matcher is built while the workers
         index), the plan, and the files still skipped: when the renames differ from the
@@ -237,7 +270,8 @@ class Porter:
             result.warnings.append(f"{self.opts.compile_commands}: note: flags not given to "
                                    f"libclang (it takes -I, -D, -U, -std, -isystem, -include, -x, "
                                    f"-W, -f): {shown}")
-        wait = symbols.index(sources, fast)
+        # The CUDA files left for their MUSA twins define the names the twins rename.
+        wait = symbols.index(sources + [e for e in twinned if kind_of(e.rel) == "cxx"], fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).
         base = compile_rules(self.opts, None, self.vocabulary())

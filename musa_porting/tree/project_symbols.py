@@ -25,6 +25,7 @@ from ..write.manifest import FileRecord
 from ..write.manifest_check import indexed
 from .options import PortOptions
 from .parallel import map_forked
+from .twins import musa_side
 from .walk import Entry
 
 
@@ -113,10 +114,14 @@ class SymbolPass:
         """The renames; ``matcher``, the rules compiled for this run, when there is one."""
         defs: dict[str, list[Site]] = {}
         taken: set[str] = set()
+        musa_words = None if self.opts.reverse else self.vocabulary.reversed()
+        existing: set[str] = set()  # names the tree's MUSA side (musa/, *.mu) already has
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         exported: dict[str, Site] = {}
         for rel, fs in sorted(index.items()):
             taken.update(fs.taken)
+            if musa_words is not None and fs.taken and musa_side(rel, musa_words):
+                existing.update(fs.taken)
             if self.vendored(rel):
                 library.update(d.name for d in fs.defs)
                 continue
@@ -131,6 +136,7 @@ class SymbolPass:
                             rule_keys=set(rules), keep=[*self.opts.keep, *library],
                             refine=_inside_names(ruleset, self.opts.reverse, matcher),
                             exported=exported, rename_exported=self.opts.rename_exported,
+                            existing=existing,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
 

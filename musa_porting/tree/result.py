@@ -67,6 +67,12 @@ class PortResult:
     symbols_indexed: int = 0  # sources read for the symbol index (the rest: from the manifest)
     # Inputs whose names the port changed beyond .cu -> .mu (folders and files), -> output
     renamed_paths: dict[str, str] = field(default_factory=dict)
+    # A backend folder ported into its sibling (tree/shared_files.py): the project's top
+    # folder, the lines of its other files that name the CUDA backend, and whether the
+    # scan stopped at its limit.
+    shared_root: str = ""
+    shared_mentions: list = field(default_factory=list)
+    shared_cut: bool = False
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)

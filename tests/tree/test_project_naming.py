@@ -84,3 +84,111 @@ def test_strings_that_spell_a_renamed_name_follow_it(tmp_path):
     assert 'return "kernels/roi_pool_cuda.cu";' in ops
     assert 'return "roi_pool_cudax is another name";' in ops
     assert {"cuda_stream_pool", "roi_pool_cuda"} <= set(result.project.renames)
+
+
+# -- point 3: trees that already hold part of a MUSA port ----------------------------------
+
+def test_a_tree_with_one_op_ported_by_hand_ports_the_rest_with_its_names(tmp_path):
+    src = CASES / "partial_port" / "src"
+    result, out = port(src, tmp_path / "out")
+    # The porter's files are untouched: the hand-written change is there, byte for byte.
+    for hand in ("musa/roi_align_musa.mu", "common/musa/helper_musa.muh"):
+        assert out[hand] == (src / hand).read_text()
+    # Their CUDA twins are not ported over them, nor beside them (no second definition).
+    assert not any(p.startswith("cuda/") or p.startswith("common/cuda/") for p in out)
+    assert set(result.ignored) == {"cuda/roi_align_cuda.cu", "common/cuda/helper_cuda.cuh"}
+    # The other two ops follow the hand port's names: its folder, its helper, its macros.
+    for op in ("nms", "sort"):
+        text = out[f"musa/{op}_musa.mu"]
+        assert '#include "../common/musa/helper_musa.muh"' in text
+        assert "MUSA_1D_KERNEL_LOOP(i, n)" in text and "get_blocks_musa(n)" in text
+        assert f"void {op}_forward_musa(" in text and "musaStream_t stream" in text
+    ops = out["ops.cpp"]
+    assert "roi_align_forward_musa(in, out, n, 0)" in ops and "nms_forward_musa(" in ops
+    # Names the hand port defines are the renames of the CUDA ones, not collisions.
+    renamed = {r.old: r.new for r in result.project.renames.values()}
+    assert renamed["CUDA_1D_KERNEL_LOOP"] == "MUSA_1D_KERNEL_LOOP"
+    assert renamed["roi_align_forward_cuda"] == "roi_align_forward_musa"
+    assert not [c for c in result.project.collisions if c.old in renamed]
+
+
+def test_a_cuda_file_beside_its_hand_written_musa_file_is_left_for_it(tmp_path):
+    """Issue 37, item 7: foo_cuda.cu beside a hand-written foo_musa.cu stopped the port."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "foo_cuda.cu").write_text("void foo_cuda() { cudaDeviceSynchronize(); }\n")
+    (src / "foo_musa.cu").write_text("void foo_musa() { musaDeviceSynchronize(); }  // by hand\n")
+    (src / "bar_cuda.cpp").write_text('#include "foo_cuda.cu"\nvoid bar_cuda() { foo_cuda(); }\n')
+    result, out = port(src, tmp_path / "out")
+    assert out["foo_musa.mu"] == (src / "foo_musa.cu").read_text()
+    assert set(out) == {"foo_musa.mu", "bar_musa.cpp"}
+    assert out["bar_musa.cpp"] == '#include "foo_musa.mu"\nvoid bar_musa() { foo_musa(); }\n'
+    assert any("foo_cuda.cu: not ported: foo_musa.cu beside it is its MUSA version" in w
+               for w in result.warnings)
+
+
+def test_a_musa_header_that_includes_its_cuda_twin_still_finds_it(tmp_path):
+    """Issue 37, item 8: k.muh including k.cuh ended up including itself."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cuh").write_text("inline int k() { return 1; }\n")
+    (src / "k.muh").write_text('#include "k.cuh"\ninline int k_musa() { return k() + 1; }\n')
+    result, out = port(src, tmp_path / "out")
+    assert out["k.muh"] == (src / "k.muh").read_text()
+    assert out["k.cuh"] == "inline int k() { return 1; }\n"
+    assert any("k.cuh: ported as k.cuh: k.muh includes it" in w for w in result.warnings)
+
+
+def _snapshot(root: Path, but: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file() and but not in p.parents}
+
+
+def test_a_backend_folder_ported_into_its_sibling_inside_the_tree(tmp_path):
+    root = copy_case("backend_folder", tmp_path)
+    cuda, musa = root / "src/backends/cuda", root / "src/backends/musa"
+    before = _snapshot(root, musa)
+    result, out = port(cuda, musa)
+    assert _snapshot(root, musa) == before  # nothing outside the output written
+    assert set(out) == {"CMakeLists.txt", "kernels.muh", "musa_backend.h", "musa_backend.mu"}
+    unit = out["musa_backend.mu"]
+    # The shared headers are included as they were (they resolve from the sibling folder).
+    assert '#include "musa_backend.h"\n#include "../../common/check.h"\n#include "kernels.muh"' in unit
+    assert "void MusaBackend::scale(" in unit and "BackendBase* make_musa_backend()" in unit
+    assert "ENGINE_CHECK(musaDeviceSynchronize() == musaSuccess);" in unit  # not the backend's
+    # Where the rest of the tree names the CUDA backend, the porter adds the MUSA entry.
+    said = {(m.file, m.line): m.what for m in result.shared_mentions}
+    assert "uses make_cuda_backend (the port names it make_musa_backend)" in said["src/registry.cpp", 10]
+    assert "the CUDA backend's Backend::Cuda" in said["src/registry.cpp", 10]
+    assert said["src/registry.cpp", 3] == "a gate on WITH_CUDA"
+    assert said["src/registry.cpp", 4] == "names backends/cuda (the port is src/backends/musa)"
+    assert said["src/backend.h", 4] == "an enum with Cuda"
+    assert said["CMakeLists.txt", 5] == "a gate on WITH_CUDA"
+    assert not any(f.startswith("src/backends/") for f, _ in said)  # the backends themselves
+    from musa_porting.report.shared import shared_files_text
+    text = shared_files_text(result)
+    assert "shared files that name the CUDA backend (3 in" in text and "  src/registry.cpp: 3:" in text
+
+
+def test_a_backend_folder_begun_by_hand_keeps_the_porters_files(tmp_path):
+    root = copy_case("backend_folder", tmp_path)
+    cuda, musa = root / "src/backends/cuda", root / "src/backends/musa"
+    musa.mkdir()
+    hand = musa / "musa_backend.h"
+    hand.write_text('#pragma once\n#include "../../backend.h"\n\n// by hand: one class for both\n'
+                    "class MusaBackend : public BackendBase {\n public:\n"
+                    "  void scale(float* v, int n, float s) override;\n};\n\n"
+                    "BackendBase* make_musa_backend();\n")
+    written = hand.read_bytes(), hand.stat().st_mtime_ns
+    result, out = port(cuda, musa)
+    assert (hand.read_bytes(), hand.stat().st_mtime_ns) == written
+    assert '#include "musa_backend.h"' in out["musa_backend.mu"]
+    assert "cuda_backend.h" in result.ignored
+    assert any("cuda_backend.h: not ported: musa_backend.h in the output is its MUSA version" in w
+               for w in result.warnings)
+
+
+def test_an_output_beside_the_source_that_is_not_its_backend_twin_scans_nothing(tmp_path):
+    root = copy_case("backend_folder", tmp_path)
+    result, _ = port(root / "src/backends/cuda", root / "src/backends/cuda_port")
+    assert result.shared_mentions == [] and result.shared_root == ""
