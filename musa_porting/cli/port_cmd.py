@@ -86,6 +86,10 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 @click.option("--vocab", "vocab_files", multiple=True, metavar="FILE",
               help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
                    "to switch a word off (a rule file's 'vocabulary:' section does the same).")
+@click.option("--vendor-word", "vendor_word", default=None, metavar="WORD",
+              help="The word that replaces NVIDIA in the tree's own names and messages "
+                   "(gpu_info_nvidia -> gpu_info_musa, \"Nvidia GPUs\"): musa (the default), "
+                   "mthreads, moore, ...; an empty word keeps NVIDIA.")
 @click.option("--no-python", is_flag=True,
               help="Copy .py files as they are instead of porting them (torch.cuda -> "
                    "torch.musa, device strings, CUDAExtension -> MUSAExtension, ...).")
@@ -139,9 +143,9 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
              rename_exported, symbols_backend, defines, compile_commands, rename_paths, vocab_files,
-             no_python, launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
-             suppress, check, arch, no_build_files, then_build, build_args, force, wait, paranoid,
-             quiet, config_file, no_config):
+             vendor_word, no_python, launch, jobs, dry_run, diff, write, report_json, report_csv,
+             sarif, report_files, suppress, check, arch, no_build_files, then_build, build_args,
+             force, wait, paranoid, quiet, config_file, no_config):
     """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
     rewritten, .cu/.cuh renamed .mu/.muh, the rest copied; re-runs redo only changes.
 
@@ -205,6 +209,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         compile_commands=compile_commands,
         rename_paths=rename_paths if rename_paths is not None else cfg.flag("rename-paths", True),
         vocab_files=list(vocab_files),
+        vendor_word=_vendor_word(vendor_word if vendor_word is not None
+                                 else cfg.value("vendor-word", "musa")),
         python=not no_python,
         launch=list(launch),
         jobs=jobs,
@@ -273,6 +279,13 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
 
         build_cmd.main([result.output, *build_argv, *(["-q"] if quiet else [])],
                        prog_name="musa-port build", standalone_mode=False)
+
+
+def _vendor_word(word: str) -> str:
+    """A word of letters (it becomes part of names), or "" to keep NVIDIA."""
+    if word and not word.isascii() or not (word.isalpha() or word == ""):
+        raise click.BadParameter(f"{word!r} is not a word of letters", param_hint="'--vendor-word'")
+    return word.lower()
 
 
 def _build_argv(build_args: str) -> list[str]:

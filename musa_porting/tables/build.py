@@ -25,9 +25,13 @@ from .families import (
 )
 from .headers import Declarations, HeaderSet, Version, header_release, release_label, version_label
 from .irregular import Name, Prefix
+from .legacy_torch import FAMILY as LEGACY_TORCH
+from .legacy_torch import build_legacy_torch
 from .model import Item, Table
 from .mutlass import FAMILY as MUTLASS
 from .mutlass import build_mutlass
+from .nvml import FAMILY as NVML
+from .nvml import build_nvml
 from .pytorch import torch_headers, torch_names, torch_version
 from .vendor import VENDOR, Vendor, VendorReport, apply_vendor
 
@@ -298,6 +302,13 @@ def build_all(hs: HeaderSet, partial: bool = False, vendor: Vendor | None = None
     tables["macros"] = macros
     tables["pytorch"] = build_pytorch(hs, owned, vocab, vendor)
     tables[MUTLASS] = build_mutlass()
+    tables[LEGACY_TORCH] = build_legacy_torch()
+    if "pymtml.py" in hs.extras:
+        origin, text = hs.extras["pymtml.py"]
+        tables[NVML] = build_nvml(text, origin.split(" ", 1)[1])
+    elif not partial:
+        raise SystemExit("error: no mthreads-ml-py wheel (the nvml family's source): fetch it "
+                         "with --fetch-wheels DIR, or use --partial")
     report = None
     if vendor is not None:
         report = apply_vendor(tables, vendor, hs, decl, vocab)

@@ -65,7 +65,7 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
                    sorted(opts.keep), opts.reverse, opts.project_symbols, opts.symbols_backend,
                    list(opts.defines), opts.rename_paths, opts.python, sorted(opts.launch),
                    opts.rename_exported, sorted(opts.outside_renames.items()),
-                   sorted(opts.outside_kept.items()))).encode())
+                   sorted(opts.outside_kept.items()), opts.vendor_word)).encode())
     for path in [*opts.vocab_files, *([opts.compile_commands] if opts.compile_commands else []),
                  *watched]:
         try:

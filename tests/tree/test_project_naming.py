@@ -192,3 +192,74 @@ def test_an_output_beside_the_source_that_is_not_its_backend_twin_scans_nothing(
     root = copy_case("backend_folder", tmp_path)
     result, _ = port(root / "src/backends/cuda", root / "src/backends/cuda_port")
     assert result.shared_mentions == [] and result.shared_root == ""
+
+
+# -- point 4: NVML is MTML; the vendor word ------------------------------------------------
+
+def test_nvml_calls_and_the_vendor_word_are_ported(tmp_path):
+    result, out = port(CASES / "nvml" / "src", tmp_path / "out")
+    unit = out["gpu_info_musa.cpp"]  # the file's own name holds the vendor word too
+    assert "#include <mtml.h>" in unit
+    assert "if (mtmlLibraryInit() != MTML_SUCCESS) return 0;" in unit
+    assert "mtmlReturn_t r = mtmlLibraryCountDevice(&n);" in unit and "mtmlLibraryShutDown();" in unit
+    assert 'dlopen("libmtml.so.1", RTLD_LAZY)' in unit
+    # A call MTML answers with two (a GPU handle, then its temperature) is left, and known.
+    assert "nvmlDeviceGetTemperature(dev, NVML_TEMPERATURE_GPU, &t);" in unit
+    assert out["CMakeLists.txt"] == ("add_library(gpu_info gpu_info_musa.cpp)\n"
+                                     "target_link_libraries(gpu_info PRIVATE mtml)\n")
+
+
+def test_the_vendor_word_is_a_setting(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "info.cpp").write_text('bool is_nvidia_gpu();\nbool is_nvidia_gpu() { return true; }\n'
+                                  'const char* kMsg = "needs Nvidia GPUs";\n'
+                                  '#include <nvidia/some_header.h>\n')
+    _, out = port(src, tmp_path / "default")
+    assert out["info.cpp"] == ('bool is_musa_gpu();\nbool is_musa_gpu() { return true; }\n'
+                               'const char* kMsg = "needs Musa GPUs";\n'
+                               '#include <nvidia/some_header.h>\n')
+    _, out = port(src, tmp_path / "mthreads", vendor_word="mthreads")
+    assert "bool is_mthreads_gpu() {" in out["info.cpp"] and '"needs Mthreads GPUs"' in out["info.cpp"]
+    _, out = port(src, tmp_path / "kept", vendor_word="")
+    assert out["info.cpp"] == (src / "info.cpp").read_text()
+
+
+def test_the_message_of_a_build_without_the_backend_names_musa(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "nms.cpp").write_text('#ifdef WITH_CUDA\n  return nms_cuda(x);\n#else\n'
+                                 '  AT_ERROR("Not compiled with GPU support");  // with GPU support\n'
+                                 '#endif\nconst char* n = "runs on GPU support hardware";\n')
+    _, out = port(src, tmp_path / "out")
+    assert 'AT_ERROR("Not compiled with MUSA support");  // with GPU support\n' in out["nms.cpp"]
+    assert '"runs on GPU support hardware"' in out["nms.cpp"]
+
+
+# -- point 5: the PyTorch API before 1.11 (THC) --------------------------------------------
+
+def test_legacy_pytorch_apis_are_modernised(tmp_path):
+    _, out = port(CASES / "legacy_torch" / "src", tmp_path / "out")
+    unit = out["roi_pool_musa.mu"]
+    assert ("#include <torch_musa/csrc/aten/musa/MUSAContext.h>\n"
+            "#include <torch_musa/csrc/aten/musa/MUSAAtomic.muh>\n"
+            "#include <torch_musa/csrc/aten/musa/MUSADeviceUtils.muh>\n") in unit
+    assert 'TORCH_CHECK(input.is_musa(), "input must be a MUSA tensor");' in unit
+    assert "dim3 grid(std::min(at::ceil_div(n, 512), 4096));" in unit
+    assert "(input.data_ptr<scalar_t>(), output.data_ptr<scalar_t>(), n);" in unit
+    assert "C10_MUSA_CHECK(musaGetLastError());" in unit
+    # What has no 1:1 name stays for the porter (the tables say what to write instead).
+    assert "THCState* state" in unit and "THCudaMalloc(state, bytes)" in unit
+    near = out["near_miss.cpp"]
+    assert "return b.data<limit; }" in near and "return t.data_ptr<float>(); }" in near
+
+
+# -- point 6: the include's delimiter is kept ----------------------------------------------
+
+def test_a_torch_header_keeps_the_includes_delimiter(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text('#include <ATen/cuda/CUDAContext.h>\n#include "c10/cuda/CUDAGuard.h"\n')
+    _, out = port(src, tmp_path / "out")
+    assert out["k.mu"] == ('#include <torch_musa/csrc/aten/musa/MUSAContext.h>\n'
+                           '#include "torch_musa/csrc/core/MUSAGuard.h"\n')

@@ -31,6 +31,12 @@ def looks_like_file(token: bytes) -> bool:
     return _PLACE.search(token) is not None or _FILE_EXTENSION.search(token) is not None
 
 
+# The message of a build without the CUDA backend ("Not compiled with GPU support", the
+# #else branch of a WITH_CUDA gate in torch extensions): porters name their backend there.
+_GPU_SUPPORT = re.compile(rb"\bwith(?:out)? (GPU) support\b")
+_GPU = b"GPU"
+
+
 class MessageWords:
     """The vocabulary's words as standalone words, with one rule per spelling (so the
     report counts them under the ``messages`` family)."""
@@ -39,6 +45,10 @@ class MessageWords:
         forms = vocabulary.forms(prose=True)  # not the whole-part words (cute, nvl)
         self.rules = {k.encode(): Rule(k, v, MESSAGES_FAMILY, "supported", "vocabulary")
                       for k, v in forms.items()}
+        backend = forms.get("CUDA")
+        if backend:
+            self.rules[_GPU] = Rule("GPU", backend, MESSAGES_FAMILY, "supported",
+                                    "messages of a build without the backend")
         # Every spelling is a whole word (letters and digits at both edges), so the
         # engine's word finder gives exactly the standalone occurrences.
         self._finder = Matcher({k: v for k, v in forms.items()}) if forms else None
@@ -50,7 +60,11 @@ class MessageWords:
         """(start, end, word) of each standalone word, in code or not."""
         if self._finder is None:
             return []
-        return [(s, e, k.encode()) for s, e, k, _v, _r in self._finder.finditer(data)]
+        out = [(s, e, k.encode()) for s, e, k, _v, _r in self._finder.finditer(data)]
+        if _GPU in self.rules and b" GPU support" in data:
+            out += [(m.start(1), m.end(1), _GPU) for m in _GPU_SUPPORT.finditer(data)]
+            out.sort()
+        return out
 
     def edits(self, data: bytes, hits: Sequence[tuple[int, int, bytes]],
               typed: Sequence[tuple[int, int, str]], skip: Set[str],
@@ -76,7 +90,7 @@ class MessageWords:
             if b >= 0 and hs < blocked[b][1]:
                 continue
             if kind == "comments":
-                if word.islower():
+                if word.islower() or word == _GPU:
                     continue
             else:
                 if s not in file_like:
