@@ -148,13 +148,14 @@ def project_dict(r: PortResult) -> dict:
         "backend": r.symbols_backend if plan is not None else None,
         "places": sum(places.values()),
         "renamed": [] if plan is None else [
-            {"name": x.old, "new": x.new, "sites": _sites(x.sites), "places": places.get(x.old, 0)}
+            {"name": x.old, "new": x.new, "reason": x.reason(), "sites": _sites(x.sites),
+             "places": places.get(x.old, 0)}
             for x in sorted(plan.renames.values(), key=lambda x: x.old)],
         "collisions": [] if plan is None else [
             {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
             for c in plan.collisions],
         "kept": [] if plan is None else [
             {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
-            for c in plan.kept],
+            for c in [*plan.kept, *sorted(plan.left, key=lambda c: c.old)]],
         "notes": dict(sorted(r.symbol_notes.items())),
     }

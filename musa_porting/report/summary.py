@@ -188,4 +188,6 @@ def _project_rows(r: PortResult) -> list[tuple[str, object]]:
         rows.append(("  not renamed (name taken)", len(r.project.collisions)))
     if r.project.kept:
         rows.append(("  kept: exported to Python", len(r.project.kept)))
+    if r.project.left:
+        rows.append(("  kept: other reasons (see the report)", len(r.project.left)))
     return rows

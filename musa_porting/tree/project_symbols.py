@@ -23,6 +23,7 @@ from ..rules.vocabulary import Vocabulary
 from ..write.files import read_file
 from ..write.manifest import FileRecord
 from ..write.manifest_check import indexed
+from .backends import shared_names
 from .options import PortOptions
 from .parallel import map_forked
 from .twins import musa_side
@@ -130,13 +131,14 @@ class SymbolPass:
             for name, line, column, how in fs.exported:
                 exported.setdefault(name, Site(rel, line, column, how))
         self.library_names = frozenset(library)
+        shared = {} if musa_words is None else shared_names(index, defs, self.vocabulary)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
-                            rule_keys=set(rules), keep=[*self.opts.keep, *library],
+                            rule_keys=set(rules), keep=self.opts.keep, library=library,
                             refine=_inside_names(ruleset, self.opts.reverse, matcher),
                             exported=exported, rename_exported=self.opts.rename_exported,
-                            existing=existing,
+                            existing=existing, shared=shared,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
 

@@ -92,7 +92,7 @@ def project_ok(plan: Any) -> bool:
     if type(renames) is not list or type(collisions) is not list:
         return False
     for r in renames:
-        if not (type(r) is list and (len(r) == 3 or (len(r) == 4 and r[3] == 1))
+        if not (type(r) is list and (len(r) == 3 or (len(r) == 4 and type(r[3]) is int))
                 and type(r[0]) is str and type(r[1]) is str
                 and type(r[2]) is list and r[2] and all(_row(s, _SITE) for s in r[2])):
             return False

@@ -263,3 +263,59 @@ def test_a_torch_header_keeps_the_includes_delimiter(tmp_path):
     _, out = port(src, tmp_path / "out")
     assert out["k.mu"] == ('#include <torch_musa/csrc/aten/musa/MUSAContext.h>\n'
                            '#include "torch_musa/csrc/core/MUSAGuard.h"\n')
+
+
+# -- point 7: where porters keep names, and why --------------------------------------------
+
+def test_names_another_backend_shares_are_kept_with_their_reason(tmp_path):
+    result, out = port(CASES / "shared_backends" / "src", tmp_path / "out")
+    unit = out["musa/peer_musa.mu"]
+    assert "PROJ_CHECK_CUDA(musaGetDeviceCount(&n));" in unit
+    assert "return n < PROJ_MAX_NVLINK ? n : PROJ_MAX_NVLINK;" in unit
+    assert "int peers_musa() {" in unit  # the CUDA backend's own name is renamed
+    assert "PROJ_MUSA_ALIGN" in unit  # defined in the shared header, but no other backend uses it
+    kept = {c.old: c.reason for c in result.project.left}
+    assert kept["PROJ_CHECK_CUDA"] == "shared with the hip backend (used in hip/peer_hip.cpp)"
+    assert kept["PROJ_MAX_NVLINK"] == "shared with the hip backend (used in hip/peer_hip.cpp)"
+    assert out["hip/peer_hip.cpp"] == (CASES / "shared_backends/src/hip/peer_hip.cpp").read_text()
+
+
+def test_without_another_backend_the_same_names_are_renamed(tmp_path):
+    src = copy_case("shared_backends", tmp_path)
+    shutil.rmtree(src / "hip")
+    result, out = port(src, tmp_path / "out")
+    assert "PROJ_CHECK_MUSA(musaGetDeviceCount(&n));" in out["musa/peer_musa.mu"]
+    assert "PROJ_MAX_MTLINK" in out["common/check.h"]
+    assert not result.project.left
+
+
+def test_keep_patterns_keep_names_of_a_shape_and_the_report_says_why(tmp_path):
+    import json
+
+    from musa_porting.report.json_report import report_dict
+
+    src = copy_case("shared_backends", tmp_path)
+    shutil.rmtree(src / "hip")
+    result, out = port(src, tmp_path / "out", keep=["PROJ_*_CUDA", "PROJ_MAX_NVLINK"])
+    unit = out["musa/peer_musa.mu"]
+    assert "PROJ_CHECK_CUDA(musaGetDeviceCount(&n));" in unit and "PROJ_MAX_NVLINK" in unit
+    assert "PROJ_MUSA_ALIGN" in unit  # PROJ_CUDA_ALIGN does not end with _CUDA
+    report = json.loads(json.dumps(report_dict(result)))["project_symbols"]
+    kept = {k["name"]: k["reason"] for k in report["kept"]}
+    assert kept == {"PROJ_CHECK_CUDA": "kept by the keep pattern PROJ_*_CUDA",
+                    "PROJ_MAX_NVLINK": "kept by --keep"}
+    renamed = {k["name"]: k["reason"] for k in report["renamed"]}
+    assert renamed["PROJ_CUDA_ALIGN"] == "defined in the tree (macro at common/check.h:14)"
+    # A kept name is not reported as a CUDA name left behind.
+    assert not [d for f in result.files for d in f.diagnostics if d.text == "PROJ_CHECK_CUDA"]
+
+
+def test_keep_patterns_in_the_settings_file(tmp_path):
+    from conftest import run_cli
+
+    src = copy_case("shared_backends", tmp_path)
+    shutil.rmtree(src / "hip")
+    (src / ".musa-port.toml").write_text('keep = ["PROJ_*_CUDA"]\n')
+    proc = run_cli(src, "-o", tmp_path / "out", "-q", check=0)
+    assert "PROJ_CHECK_CUDA(musaGetDeviceCount(&n));" in (tmp_path / "out/musa/peer_musa.mu").read_text()
+    assert proc.stderr == ""
