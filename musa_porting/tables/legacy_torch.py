@@ -40,9 +40,6 @@ NAMES = (
          kind="macro"),
     Name("THCCeilDiv", "at::ceil_div", f"{THC_GONE}; torch header ATen/ceil_div.h",
          note="include <ATen/ceil_div.h> where the file does not have it", kind="function"),
-    Name("at::cuda::ATenCeilDiv", "at::ceil_div", "torch header ATen/ceil_div.h (ATenCeilDiv was "
-         "removed with THC)", note="include <ATen/ceil_div.h> where the file does not have it",
-         kind="function"),
     Name("AT_ASSERTM", "TORCH_CHECK", EXCEPTION_H, kind="macro"),
     Name("AT_CHECK", "TORCH_CHECK", "torch header c10/util/Exception.h (AT_CHECK was removed "
          "in PyTorch 1.5: TORCH_CHECK)", kind="macro"),

@@ -15,6 +15,7 @@ from ..cuda_strings import CudaStrings
 from ..engine import Edit, Matcher, rewrite
 from . import lexer
 from .arch_values import threshold_edits
+from .legacy import LEGACY_FAMILY, LegacyGate
 from .messages import MessageWords
 from .project_names import ProjectNames
 
@@ -126,6 +127,10 @@ def port_bytes(
     accept = None
     if PROJECT_FAMILY in matcher.families:
         accept = ProjectNames(lexed).accept
+    if LEGACY_FAMILY in matcher.families:
+        gate = LegacyGate(data).accept
+        names = accept
+        accept = gate if names is None else (lambda s, e, r: names(s, e, r) and gate(s, e, r))
     result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     warnings: list[tuple[int, str]] = []
     if out_of_tree and result.edits:
