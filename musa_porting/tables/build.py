@@ -254,20 +254,22 @@ def build_pytorch(hs: HeaderSet, owned: set[str], vocab: Vocabulary | None,
 
 def assign_primaries(tables: dict[str, Table]) -> None:
     """Exactly one ``primary`` among the keys sharing a MUSA name, none on a lone one.
-    A curated choice stays; else the vendor's key, the ``<...>`` include form, then the
-    shortest key (``--reverse`` restores it)."""
-    by_value: dict[str, list[tuple[str, Item]]] = {}
-    for table in tables.values():
+    A curated choice stays; else the vendor's key, a key of a current API (not the
+    legacy_torch family's), the ``<...>`` include form, then the shortest key
+    (``--reverse`` restores it)."""
+    by_value: dict[str, list[tuple[str, Item, str]]] = {}
+    for fam, table in tables.items():
         for key, item in table.entries.items():
             if item.musa is not None:
-                by_value.setdefault(item.musa, []).append((key, item))
+                by_value.setdefault(item.musa, []).append((key, item, fam))
     for keys in by_value.values():
         if len(keys) == 1:
             keys[0][1].primary = False
             continue
-        keys.sort(key=lambda ki: (not ki[1].primary, ki[1].source != VENDOR,
-                                  not ki[0].startswith("<"), len(ki[0]), ki[0]))
-        for i, (_key, item) in enumerate(keys):
+        # A legacy name (THC's) is never the one --reverse writes back.
+        keys.sort(key=lambda k: (not k[1].primary, k[1].source != VENDOR, k[2] == LEGACY_TORCH,
+                                 not k[0].startswith("<"), len(k[0]), k[0]))
+        for i, (_key, item, _fam) in enumerate(keys):
             item.primary = i == 0
 
 

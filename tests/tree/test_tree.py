@@ -318,7 +318,7 @@ def test_default_header_rules_match_whole_include_targets_only(tree):
     port(tree)
     assert (tree.parent / "csrc_musa/h.cpp").read_text() == (
         '#include <musa.h>\n#include "musa_runtime.h"\n#include "vendor/cuda.h"\n'
-        '#include "torch_musa/csrc/aten/musa/MUSAContext.h"\n// see cuda.h\n')
+        '#include <torch_musa/csrc/aten/musa/MUSAContext.h>\n// see cuda.h\n')
 
 
 def test_jobs_1_and_4_give_identical_trees_and_reports(tmp_path):

@@ -22,6 +22,11 @@ def deprecated_only(key: str) -> bool:
     return key == "AT_ASSERTM" or key.startswith((".data<", "->data<"))
 
 
+def may_be_deprecated(data: bytes) -> bool:
+    """Whether a file holds a deprecated spelling at all (most do not: no gate then)."""
+    return b"AT_ASSERTM" in data or b"data<" in data
+
+
 class LegacyGate:
     """``accept(start, end, rule)`` for the engine: the THC-era test, made once a file."""
 

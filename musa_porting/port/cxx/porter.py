@@ -15,7 +15,7 @@ from ..cuda_strings import CudaStrings
 from ..engine import Edit, Matcher, rewrite
 from . import lexer
 from .arch_values import threshold_edits
-from .legacy import LEGACY_FAMILY, LegacyGate
+from .legacy import LEGACY_FAMILY, LegacyGate, may_be_deprecated
 from .messages import MessageWords
 from .project_names import ProjectNames
 
@@ -127,7 +127,7 @@ def port_bytes(
     accept = None
     if PROJECT_FAMILY in matcher.families:
         accept = ProjectNames(lexed).accept
-    if LEGACY_FAMILY in matcher.families:
+    if LEGACY_FAMILY in matcher.families and may_be_deprecated(data):
         gate = LegacyGate(data).accept
         names = accept
         accept = gate if names is None else (lambda s, e, r: names(s, e, r) and gate(s, e, r))
