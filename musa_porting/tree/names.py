@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from ..errors import PortError
 from ..port.filenames import ported_name
@@ -118,6 +119,42 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     for rel, keeper in (superseded or {}).items():
         out_rel_of[rel] = out_rel_of.get(keeper, keeper)
     return out_rel_of
+
+
+@dataclass
+class Named:
+    """Where a tree's inputs go: each input's output path, the inputs to port (those a
+    MUSA twin stands for left out), those left out (still read by the symbol index),
+    the twins copied as they are, and the output folders (one per output path)."""
+
+    out_rel_of: dict[str, str]
+    entries: list[Entry]
+    twinned: list[Entry]
+    verbatim: frozenset[str]
+    dirs: list[Entry]
+
+
+# How a file left out for its MUSA version shows among the ignored.
+SUPERSEDED = "(its MUSA version is in the tree)"
+
+
+def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
+              vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
+              libraries: frozenset[str], users: Callable[[str], bool] | None) -> Named:
+    """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
+    for their twins and the renamed paths)."""
+    superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
+    out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
+                              superseded, file_name, libraries, users)
+    result.renamed_paths = renamed_paths(out_rel_of, renames)
+    result.ignored.update({rel: SUPERSEDED for rel in superseded})
+    files = {e.rel for e in entries if e.kind != "dir"}
+    kept = [e for e in entries if e.rel not in superseded]
+    # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
+    dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
+                 for e in kept if e.kind == "dir"}.values())
+    return Named(out_rel_of, kept, [e for e in entries if e.rel in superseded],
+                 frozenset(superseded.values()) & files, dirs)
 
 
 def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:

@@ -41,22 +41,22 @@ from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
 from .kinds import TABLE_FREE, KindSelector, load_porters
-from .names import output_names, renamed_paths
+from .names import name_tree
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_records
-from .python_run import launch_files
+from .python_run import check_launch_files
 from .rename_map import with_outside
 from .result import PortResult
+from .shared_files import note_shared_files
+from .twins import users_file
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
 
 # The kinds the symbol index reads: sources, and build files for their macros.
 INDEXED = MACRO_KINDS | {"cxx"}
-# How a file left out for the MUSA version beside it shows among the ignored.
-SUPERSEDED = "(its MUSA version is in the tree)"
 
 
 class Porter:
@@ -73,15 +73,7 @@ class Porter:
         self._vocabulary: Vocabulary | None = None
         self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
         self.library_names: frozenset[str] = frozenset()  # the names they define
-
-    def _users_file(self, old: Manifest):
-        """Is this output path a file of the user's (in OUT, not written by musa-port)?"""
-        out = self.out
-
-        def users(out_rel: str) -> bool:
-            return not old.owns(out_rel) and os.path.isfile(os.path.join(out, out_rel))
-
-        return users
+        self._twinned: list[Entry] = []  # CUDA files left for their MUSA twins (tree/twins.py)
 
     def run(self) -> PortResult:
         t0 = time.perf_counter()
@@ -109,58 +101,32 @@ class Porter:
                     self._port(result, entries, old, outdir)
         finally:
             gc.unfreeze()  # a library caller's later collections see everything again
-        if not opts.reverse:
-            self._shared_files(result)
+        if not opts.reverse and os.path.dirname(self.src) == os.path.dirname(self.out):
+            note_shared_files(result, self.src, self.out, self.vocabulary)  # a backend folder
         result.elapsed = time.perf_counter() - t0
         return result
-
-    def _shared_files(self, result: PortResult) -> None:
-        """A backend folder ported into its sibling: the shared files that name it."""
-        from .shared_files import backend_folder, shared_mentions
-
-        if os.path.dirname(self.src) != os.path.dirname(self.out) or \
-                not backend_folder(self.src, self.out, self.vocabulary()):
-            return
-        renamed = {r.old: r.new for r in result.project.renames.values()} if result.project else {}
-        result.shared_root, result.shared_mentions, result.shared_cut = shared_mentions(
-            self.src, self.out, renamed, self.vocabulary())
 
     def _port(self, result: PortResult, entries: list[Entry], old: Manifest,
               outdir: OutDir | None) -> None:
         """Plan, stage and commit the port (``outdir`` None: a dry run)."""
         opts = self.opts
-        superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
-        out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
-                                  self.vocabulary() if opts.rename_paths else None, result.warnings,
-                                  superseded, opts.file_name, self.libraries,
-                                  None if opts.reverse else self._users_file(old))
-        result.renamed_paths = renamed_paths(out_rel_of, self.renames)
-        twinned: list[Entry] = []  # CUDA files left for their MUSA twins: still indexed
-        if superseded:
-            result.ignored.update({rel: SUPERSEDED for rel in superseded})
-            twinned = [e for e in entries if e.rel in superseded]
-            entries = [e for e in entries if e.rel not in superseded]
-            twins = frozenset(superseded.values()) & frozenset(tree_files)
-            self.kinds = replace(self.kinds, verbatim=twins)  # the porter's MUSA versions
-        bad = sorted(r for r in launch_files(self.src, opts.launch)
-                     if self.kinds.kind_of(r) != "python" or r not in tree_files)
-        if bad:
-            raise PortError("--launch: not a Python file this port ports (outside SRC, ignored, "
-                            "or --no-python)", os.path.join(self.src, bad[0]))
+        named = name_tree(self.src, entries, self.kinds, self.renames,
+                          self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
+                          self.libraries, None if opts.reverse else users_file(self.out, old))
+        out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
+        self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
+        check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
-        # A twinned file is read only by the index: a change to it is a change of the plan.
-        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files,
-                                          [os.path.join(self.src, e.rel) for e in twinned])
+        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files,  # twins: see below
+                                          [os.path.join(self.src, e.rel) for e in self._twinned])
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
         timings.mark("names, includes, manifest")
-        # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
-        dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
-                     for e in entries if e.kind == "dir"}.values())
+        dirs = named.dirs
         files = [e for e in entries if e.kind != "dir"]
         state = OutputState(self.out, old, opts.force)
         state.classify([d.rel for d in dirs])
@@ -173,8 +139,7 @@ class Porter:
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
-            base, project, fast = self._project_symbols(files, fast, old, trusted, planner, result,
-                                                        twinned)
+            base, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
             planner.fast = fast
             timings.mark("project symbols (index, tables, plan)")
         to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
@@ -242,8 +207,7 @@ class Porter:
         return self._vocabulary
 
     def _project_symbols(self, files: list[Entry], fast: dict[str, FileRecord], old: Manifest,
-                         trusted: bool, planner: Planner, result: PortResult,
-                         twinned: Sequence[Entry] = ()):
+                         trusted: bool, planner: Planner, result: PortResult):
         """Index the sources and plan the renames. Returns the rules when they had to be
         compiled (before the plan: the tables' matcher is built while the workers
         index), the plan, and the files still skipped: when the renames differ from the
@@ -270,8 +234,9 @@ class Porter:
             result.warnings.append(f"{self.opts.compile_commands}: note: flags not given to "
                                    f"libclang (it takes -I, -D, -U, -std, -isystem, -include, -x, "
                                    f"-W, -f): {shown}")
-        # The CUDA files left for their MUSA twins define the names the twins rename.
-        wait = symbols.index(sources + [e for e in twinned if kind_of(e.rel) == "cxx"], fast)
+        # The CUDA files left for their MUSA twins define the names the twins rename (read by
+        # the index only: a change to one changes the fingerprint, above).
+        wait = symbols.index(sources + [e for e in self._twinned if kind_of(e.rel) == "cxx"], fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).
         base = compile_rules(self.opts, None, self.vocabulary())

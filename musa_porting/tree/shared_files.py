@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..rules.vocabulary import Vocabulary
@@ -46,6 +46,17 @@ class Mention:
 
     def to_json(self) -> dict:
         return {"file": self.file, "line": self.line, "what": self.what}
+
+
+def note_shared_files(result, src: str, out: str, vocabulary: Callable[[], Vocabulary]) -> None:
+    """A backend folder ported into its sibling: put the shared files that name the CUDA
+    backend in ``result`` (a PortResult). ``vocabulary`` loads the run's words."""
+    if not backend_folder(src, out, vocabulary()):
+        return
+    project = result.project
+    renamed = {r.old: r.new for r in project.renames.values()} if project is not None else {}
+    result.shared_root, result.shared_mentions, result.shared_cut = shared_mentions(
+        src, out, renamed, vocabulary())
 
 
 def backend_folder(src: str, out: str, vocabulary: Vocabulary) -> bool:

@@ -20,6 +20,7 @@ import posixpath
 from collections.abc import Callable
 
 from ..port.cxx.lexer import includes
+from ..write.manifest import Manifest
 from .walk import Entry
 
 # How much of a twin is read to see whether it includes the CUDA file.
@@ -99,3 +100,12 @@ def musa_side(rel: str, musa_words) -> bool:
         if stem and musa_words.rename(stem) is not None:
             return True
     return False
+
+
+def users_file(out: str, old: Manifest) -> Callable[[str], bool]:
+    """Is this output path a file of the user's (in OUT, not written by musa-port)?"""
+
+    def users(out_rel: str) -> bool:
+        return not old.owns(out_rel) and os.path.isfile(os.path.join(out, out_rel))
+
+    return users
