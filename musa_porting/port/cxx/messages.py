@@ -65,6 +65,11 @@ class MessageWords:
         if self._finder is None:
             return []
         out = [(s, e, k.encode()) for s, e, k, _v, _r in self._finder.finditer(data)]
+        if self._not_in_comments and out:
+            # The vendor word counts in strings only: a hit with no quote before it on its
+            # line (a copyright comment, most of them) is dropped before any lexing.
+            out = [h for h in out if h[2] not in self._not_in_comments
+                   or data.rfind(b'"', data.rfind(b"\n", 0, h[0]) + 1, h[0]) >= 0]
         if _GPU in self.rules and b" GPU support" in data:
             out += [(m.start(1), m.end(1), _GPU) for m in _GPU_SUPPORT.finditer(data)]
             out.sort()
