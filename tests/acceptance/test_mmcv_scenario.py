@@ -99,7 +99,7 @@ def test_mmcv_scenario(mmcv_tree, how, rules):
 
     # The PyTorch C++ API as current torch_musa names it (issue 13).
     nms = (out / "pytorch/cuda/nms_cuda.mu").read_text()
-    assert '#include "torch_musa/csrc/core/MUSACachingAllocator.h"' in nms
+    assert '#include <torch_musa/csrc/core/MUSACachingAllocator.h>' in nms  # the include's <>
     assert "c10::musa::MUSACachingAllocator::raw_alloc" in nms and "at::kMUSA" in nms
 
     # Byte-for-byte copies and byte-exact rewrites.

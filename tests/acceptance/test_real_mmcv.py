@@ -152,7 +152,7 @@ def test_real_mmcv_leaves_no_torch_or_cuda_api_unported(mmcv_csrc, tmp_path):
     assert left <= MMCV_OWN_NAMES
     helper = (out / "common/pytorch_musa_helper.hpp").read_text()  # paths renamed (issue 26)
     assert "#include <ATen/musa/MUSAApplyUtils.muh>" in helper
-    assert '#include "torch_musa/csrc/aten/musa/MUSADeviceUtils.muh"' in (
+    assert '#include <torch_musa/csrc/aten/musa/MUSADeviceUtils.muh>' in (
         out / "common/musa/carafe_musa_kernel.muh").read_text()
     spconv = (out / "common/utils/spconv/tensorview/helper_launch.h").read_text()
     assert "MUSA_NUM_THREADS" in spconv  # torch's CUDA_NUM_THREADS, which mmcv redefines
