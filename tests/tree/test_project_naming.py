@@ -323,3 +323,18 @@ def test_keep_patterns_in_the_settings_file(tmp_path):
     proc = run_cli(src, "-o", tmp_path / "out", "-q", check=0)
     assert "PROJ_CHECK_CUDA(musaGetDeviceCount(&n));" in (tmp_path / "out/musa/peer_musa.mu").read_text()
     assert proc.stderr == ""
+
+
+def test_python_code_that_uses_pynvml_gets_the_mtml_binding(tmp_path):
+    """mthreads-ml-py's pymtml keeps pynvml's names: only the imports change."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mon.py").write_text("import os, pynvml\nimport pynvml as nv\n"
+                                "from pynvml import nvmlInit, nvmlDeviceGetCount\n"
+                                "pynvml.nvmlInit()\nprint(nv.nvmlDeviceGetCount())\n"
+                                "import pynvml_utils\n")
+    _, out = port(src, tmp_path / "out")
+    assert out["mon.py"] == ("import os, pymtml as pynvml\nimport pymtml as nv\n"
+                             "from pymtml import nvmlInit, nvmlDeviceGetCount\n"
+                             "pynvml.nvmlInit()\nprint(nv.nvmlDeviceGetCount())\n"
+                             "import pynvml_utils\n")
