@@ -159,6 +159,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     from ..config import CHECK_LEVELS, project_config
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
     from ..report import counts, summary
+    from ..report.merges import conflict_lines
     from ..tree.ignores import ignore_patterns, unmatched
     from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
@@ -260,13 +261,21 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, report_files)
+    merges = conflict_lines(result)
+    for line in merges:
+        click.echo(line, err=True)
     timings.mark("reports and summary")
     timings.report()
-    if level is not None and counts.check_count(result, suppressed, level):
+    failed = level is not None and counts.check_count(result, suppressed, level)
+    if failed:
         from .findings_out import echo_check_failure, src_path
 
         failures = counts.check_failures(result, suppressed, level)
         echo_check_failure([(src_path(src, f.rel), d) for f, d in failures], level)
+    if level is not None and result.conflicted:
+        click.echo(f"musa-port: --check failed: {len(result.conflicted)} output"
+                   f"{'s' * (len(result.conflicted) != 1)} hold conflicts (listed above)", err=True)
+    if failed or (level is not None and result.conflicted):
         sys.exit(EXIT_CHECK)
     if then_build and not opts.dry_run:
         from .build_cmd import build_cmd

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import PortError
+from ..merge.run import MergeRun
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..rules.project import ProjectPlan
@@ -139,6 +140,8 @@ class Porter:
                                  opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
+        merging = MergeRun(self.out, old, outdir)
+        planner.hand = merging.hand
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
@@ -185,7 +188,9 @@ class Porter:
                     self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
                     planner.rules.ruleset, result.by_rule)
             dir_rels = {d.rel for d in dirs}
-            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
+            merging.outcomes(result.files)
+            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state,
+                               merging.removable)
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
             if stager is None:
@@ -194,13 +199,17 @@ class Porter:
                                 [d.rel for d in dirs], result.rules, rule_options(opts),
                                 project.to_json() if project is not None else {})
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
-            if _manifest_changed(old, manifest, stale.remove):
+            if not _manifest_changed(old, manifest, stale.remove):
+                manifest = None
+            else:
                 stager.stage_manifest(manifest)
         except BaseException:
             if stager is not None:
                 stager.unstage()
+                merging.failed()
             raise
         commit(planned, dirs, stale, stager, result)
+        merging.committed(manifest)
         timings.mark("outputs and manifest written")
 
     def vocabulary(self) -> Vocabulary:

@@ -1,0 +1,144 @@
+"""The base: the exact bytes musa-port wrote for each output, kept compressed in
+OUT's musa-port folder, so that a later run can tell the user's edits from its own
+and merge them (``hand_edits``).
+
+Bases go into pack files, ``OUT/.musa-port/base/<run>-<pid>.pack``: each process of
+a run (the forked workers port and stage files) appends the zlib-compressed bytes of
+the outputs it planned to a pack of its own, and the output's manifest record points
+at them: ``sha256:pack:offset:length`` (``base`` in the record; only the sha256 for an
+output too large to keep, or one that is not text and cannot be merged). One file per
+process, not per output: creating files costs as much as porting them, and a cold
+port must not pay that twice. Packs are written before the commit and read only
+through the manifest that names them; after a run that wrote a manifest, packs it no
+longer names are removed (``collect``), and a pack whose live share fell below a
+quarter is copied into a new one (``compact``).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import secrets
+import zlib
+
+from ..safe_open import NOFOLLOW
+from ..write.manifest import STATE_DIR_NAME as STATE_DIR
+from ..write.outdir import OutDir
+
+BASE_DIR = STATE_DIR + "/base"
+PACK_SUFFIX = ".pack"
+# Outputs larger than this keep only their sha256: a merge of them is not attempted
+# (difflib's matching grows faster than linearly), and their copy would double OUT.
+MAX_BASE = 8 << 20
+
+
+def sha_of(pointer: str) -> str:
+    return pointer.split(":", 1)[0]
+
+
+def is_text(data: bytes) -> bool:
+    """Bytes a line merge can handle: no NUL (binary, UTF-16)."""
+    return b"\0" not in data
+
+
+def base_bytes(out: str, pointer: str, more: tuple[str, ...] = ()) -> bytes | None:
+    """The base bytes ``pointer`` names, from OUT's packs (or those of the folders
+    ``more``); None when there are none (only a hash), or the pack is gone or does not
+    hold what the pointer's sha256 says (never trusted: OUT is the user's)."""
+    parts = pointer.split(":")
+    if len(parts) != 4:
+        return None
+    sha, pack, offset, length = parts
+    if "/" in pack or not pack.endswith(PACK_SUFFIX) or not offset.isdigit() or not length.isdigit():
+        return None
+    for root in (out, *more):
+        try:
+            fd = os.open(os.path.join(root, BASE_DIR, pack), os.O_RDONLY | NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            blob = os.pread(fd, int(length), int(offset))
+            data = zlib.decompress(blob)
+        except (OSError, zlib.error, ValueError, OverflowError):
+            continue
+        finally:
+            os.close(fd)
+        if hashlib.sha256(data).hexdigest() == sha:
+            return data
+    return None
+
+
+class BaseWriter:
+    """Appends bases to this process's pack (a forked worker opens its own)."""
+
+    def __init__(self, outdir: OutDir):
+        self.outdir = outdir
+        self.run = secrets.token_hex(4)
+        self._pid = 0
+        self._fd = -1
+        self._name = ""
+        self._offset = 0
+
+    def _folders(self) -> None:
+        """Make OUT/.musa-port/base on first use (any process: a worker may be first)."""
+        for rel in (STATE_DIR, BASE_DIR):
+            try:
+                self.outdir.mkdir(rel, 0o755)
+            except FileExistsError:
+                if not self.outdir.is_dir(rel):
+                    raise OSError(errno.ENOTDIR, "a file or a link is where musa-port's folder "
+                                  "must be (move it away)", self.outdir.path(rel)) from None
+
+    def put(self, data: bytes, sha: str) -> str:
+        """Keep ``data`` (whose sha256 is ``sha``); returns the record's pointer."""
+        if len(data) > MAX_BASE or not is_text(data):
+            return sha
+        if self._pid != os.getpid():
+            self._open()
+        blob = zlib.compress(data, 6)
+        view = memoryview(blob)
+        while view:
+            view = view[os.write(self._fd, view):]
+        pointer = f"{sha}:{self._name}:{self._offset}:{len(blob)}"
+        self._offset += len(blob)
+        return pointer
+
+    def _open(self) -> None:
+        self._folders()
+        self._pid = os.getpid()
+        self._name = f"{self.run}-{self._pid}{PACK_SUFFIX}"
+        fd, name = self.outdir.at(f"{BASE_DIR}/{self._name}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(name, flags, 0o644, dir_fd=fd)
+        self._offset = 0
+
+    def close(self) -> None:
+        if self._fd >= 0 and self._pid == os.getpid():
+            os.close(self._fd)
+        self._fd, self._pid = -1, 0
+
+
+    def discard(self) -> None:
+        """The run failed before its commit: its packs (every process's) go."""
+        self.close()
+        collect(self.outdir, set(), self.run + "-")
+
+
+def packs_named(pointers) -> set[str]:
+    return {p.split(":")[1] for p in pointers if p.count(":") == 3}
+
+
+def collect(outdir: OutDir, live: set[str], prefix: str = "") -> None:
+    """Remove the packs no record names (an earlier run's, or a killed run's); only
+    those whose name starts with ``prefix``."""
+    try:
+        names = outdir.names(BASE_DIR)
+    except OSError:
+        return
+    for name in names:
+        if name not in live and name.startswith(prefix):
+            try:
+                outdir.unlink(f"{BASE_DIR}/{name}")
+            except OSError:
+                pass  # a folder someone put there: not ours to remove
