@@ -4,6 +4,8 @@ commit (packs no record names) or after a failure (this run's packs and kept fil
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..write.manifest import FileRecord, Manifest
 from ..write.outdir import OutDir
 from .bases import BaseWriter, collect, packs_named
@@ -19,6 +21,25 @@ class MergeRun:
         kept = KeptFiles(outdir) if outdir is not None else None
         self.hand = HandEdits(out, old, self.writer, kept, more_bases)
         self.followed: set[str] = set()  # earlier outputs whose edits moved with a rename
+
+    def follow_renames(self, old: Manifest, out_rel_of: dict[str, str], files: list[str],
+                       renamed: Callable[[], dict[str, str]]) -> None:
+        """Point each new output whose input was renamed (``renamed()``: {new input:
+        old input}, asked only when inputs are both new and gone) at the old output."""
+        outs = {out_rel_of[r] for r in files}
+        fresh = [r for r in files if out_rel_of[r] not in old.files]
+        left = {rec.src: rel for rel, rec in old.files.items()
+                if rel not in outs and rec.kind != "symlink"}
+        if not fresh or not left:
+            return
+        here = set(files)
+        gone = {src: rel for src, rel in left.items() if src not in here}
+        if not gone:
+            return
+        for new, was in renamed().items():
+            out = out_rel_of.get(new)
+            if out is not None and out not in old.files and was in gone:
+                self.hand.moved[out] = gone[was]
 
     def outcomes(self, files) -> None:
         """After planning: the earlier outputs of renamed inputs that were merged into
@@ -42,3 +63,22 @@ class MergeRun:
         self.writer.close()
         if manifest is not None:
             collect(self.outdir, packs_named(r.base for r in manifest.files.values()))
+
+
+def renamed_inputs(src: str, old: Manifest, adoption=None) -> dict[str, str]:
+    """SRC's inputs renamed since the last port: from the commit its manifest recorded,
+    or from ``--base-from`` (a folder, or a git ref of SRC: ``base_from.Adoption``)."""
+    from .renames import COMMIT_KEY, renamed_between, renamed_since
+
+    if adoption is not None:
+        return renamed_since(src, adoption.commit) if adoption.commit else \
+            renamed_between(adoption.old_src, src)
+    return renamed_since(src, str(old.options.get(COMMIT_KEY, "")))
+
+
+def with_commit(options: dict, src: str) -> dict:
+    """The manifest's options, with SRC's git commit (what a later upgrade diffs from)."""
+    from .renames import COMMIT_KEY, source_commit
+
+    commit = source_commit(src)
+    return {**options, COMMIT_KEY: commit} if commit else options

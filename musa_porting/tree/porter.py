@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import PortError
-from ..merge.run import MergeRun
+from ..merge.run import MergeRun, renamed_inputs, with_commit
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..rules.project import ProjectPlan
@@ -32,7 +32,14 @@ from ..write.commit import commit
 from ..write.fingerprint import options_fingerprint, rule_options, rules_stamp
 from ..write.journal import pending_intent, recover
 from ..write.lock import OutputLock
-from ..write.manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from ..write.manifest import (
+    BUILD_DIR_NAME,
+    RESERVED_NAMES,
+    STATE_DIR_NAME,
+    FileRecord,
+    Manifest,
+    load_manifest,
+)
 from ..write.manifest_check import indexed
 from ..write.outdir import OutDir
 from ..write.output_state import OutputState
@@ -63,9 +70,10 @@ SUPERSEDED = "(a MUSA version beside it)"
 class Porter:
     """One porting run. ``Porter(options).run()`` is the library entry point."""
 
-    def __init__(self, options: PortOptions):
+    def __init__(self, options: PortOptions, adoption=None):
         options = with_outside(options)  # the renames of the outputs it includes from
         self.opts = options
+        self.adoption = adoption  # --base-from: the bases of a port musa-port did not make
         _check_skip(options.skip)
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
         self.renames = dict(options.renames) if options.renames is not None else (
@@ -141,6 +149,8 @@ class Porter:
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
         merging = MergeRun(self.out, old, outdir)
+        merging.follow_renames(old, out_rel_of, [e.rel for e in files if e.kind == "file"],
+                               lambda: renamed_inputs(self.src, old, self.adoption))
         planner.hand = merging.hand
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
@@ -196,7 +206,8 @@ class Porter:
             if stager is None:
                 return
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                                [d.rel for d in dirs], result.rules, rule_options(opts),
+                                [d.rel for d in dirs], result.rules,
+                                with_commit(rule_options(opts), self.src),
                                 project.to_json() if project is not None else {})
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
             if not _manifest_changed(old, manifest, stale.remove):
@@ -302,8 +313,8 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
         if e.rel in RESERVED_NAMES:
             result.warnings.append(f"{os.path.join(src, e.rel)}: skipped (reserved name)")
             continue
-        if e.rel.startswith(BUILD_DIR_NAME + "/"):
-            continue  # inside the build folder skipped above
+        if e.rel.startswith((BUILD_DIR_NAME + "/", STATE_DIR_NAME + "/")):
+            continue  # inside a folder skipped above
         kept.append(e)
     return kept
 
