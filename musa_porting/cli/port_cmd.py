@@ -129,6 +129,10 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 @click.option("--paranoid", is_flag=True,
               help="Also compare each input's sha256 with the last run's, not only its size, "
                    "mtime and ctime (for file systems with coarse timestamps).")
+@click.option("--base-from", "base_from", metavar="OLD_SRC",
+              help="OUT is a port musa-port did not make (torch_musa's SimplePorting, by hand) "
+                   "of OLD_SRC, an older upstream (a folder, or a git ref of SRC's repository): "
+                   "learn its conventions, and merge its hand edits into the port of SRC.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 @color_option
 @click.option("--config", "config_file", metavar="FILE", type=click.Path(dir_okay=False),
@@ -141,7 +145,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
              rename_exported, symbols_backend, defines, compile_commands, rename_paths, vocab_files,
              no_python, launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
              suppress, check, arch, no_build_files, then_build, build_args, force, wait, paranoid,
-             quiet, config_file, no_config):
+             base_from, quiet, config_file, no_config):
     """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
     rewritten, .cu/.cuh renamed .mu/.muh, the rest copied; re-runs redo only changes.
 
@@ -216,6 +220,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         force=force,
         wait=wait,
         paranoid=paranoid,
+        base_from=base_from,
     )
     if os.path.isfile(src):
         from .file_mode import TREE_ONLY, port_one_file

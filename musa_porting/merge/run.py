@@ -14,12 +14,13 @@ from .kept import KeptFiles
 
 
 class MergeRun:
-    def __init__(self, out: str, old: Manifest, outdir: OutDir | None,
-                 more_bases: tuple[str, ...] = ()):
+    def __init__(self, out: str, old: Manifest, outdir: OutDir | None, adoption=None):
         self.out, self.outdir = out, outdir
+        self.adoption = adoption  # base_from.Adoption, for --base-from
         self.writer = BaseWriter(outdir) if outdir is not None else None
         kept = KeptFiles(outdir) if outdir is not None else None
-        self.hand = HandEdits(out, old, self.writer, kept, more_bases)
+        more = (adoption.base_out,) if adoption is not None else ()
+        self.hand = HandEdits(out, old, self.writer, kept, more)
         self.followed: set[str] = set()  # earlier outputs whose edits moved with a rename
 
     def follow_renames(self, old: Manifest, out_rel_of: dict[str, str], files: list[str],
@@ -61,6 +62,10 @@ class MergeRun:
         if self.writer is None:
             return
         self.writer.close()
+        if self.adoption is not None:
+            from .base_from import save_conventions
+
+            save_conventions(self.outdir, self.adoption.conventions)
         if manifest is not None:
             collect(self.outdir, packs_named(r.base for r in manifest.files.values()))
 

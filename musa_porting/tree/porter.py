@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import PortError
+from ..merge.base_from import saved_conventions
 from ..merge.run import MergeRun, renamed_inputs, with_commit
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
@@ -72,10 +73,12 @@ class Porter:
 
     def __init__(self, options: PortOptions, adoption=None):
         options = with_outside(options)  # the renames of the outputs it includes from
-        self.opts = options
         self.adoption = adoption  # --base-from: the bases of a port musa-port did not make
         _check_skip(options.skip)
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
+        if adoption is None:  # what an earlier --base-from learned of OUT's conventions
+            options = saved_conventions(options, self.out)
+        self.opts = options
         self.renames = dict(options.renames) if options.renames is not None else (
             REVERSE_RENAMES if options.reverse else RENAMES)
         self.kinds = KindSelector.from_options(options)
@@ -94,6 +97,8 @@ class Porter:
             if opts.dry_run:
                 old = _load_manifest(self.out)
                 old.adopt(pending_intent(self.out, old.warnings), self.out)
+                if self.adoption is not None:
+                    self.adoption.extend(old, self.out)
                 result.warnings.extend(old.warnings)
                 self._port(result, entries, old, None)
             else:
@@ -105,6 +110,8 @@ class Porter:
                         raise PortError(f"cannot clean up after an interrupted run: "
                                         f"{exc.strerror or exc}", exc.filename or self.out) from None
                     old.adopt(intent, self.out)
+                    if self.adoption is not None:
+                        self.adoption.extend(old, self.out)
                     result.warnings.extend(old.warnings)
                     self._port(result, entries, old, outdir)
         finally:
@@ -148,7 +155,7 @@ class Porter:
                                  opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
-        merging = MergeRun(self.out, old, outdir)
+        merging = MergeRun(self.out, old, outdir, self.adoption)
         merging.follow_renames(old, out_rel_of, [e.rel for e in files if e.kind == "file"],
                                lambda: renamed_inputs(self.src, old, self.adoption))
         planner.hand = merging.hand
@@ -330,4 +337,15 @@ def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
 
 def port_tree(options: PortOptions) -> PortResult:
     """Port ``options.src`` into its output folder; see :class:`PortOptions`."""
-    return Porter(options).run()
+    if not options.base_from:
+        return Porter(options).run()
+    from ..merge.base_from import prepare
+
+    options, adoption = prepare(options)
+    try:
+        result = Porter(options, adoption).run()
+    finally:
+        adoption.close()
+    result.warnings.insert(0, f"{result.output}: note: adopted as a port of {options.base_from} "
+                              f"(--base-from); its conventions: {adoption.conventions.describe()}")
+    return result
