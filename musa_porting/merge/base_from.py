@@ -59,11 +59,10 @@ class Adoption:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def prepare(opts: PortOptions) -> tuple[PortOptions, Adoption]:
+def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa: N803 - the class
     """The options NEW_SRC is ported with, and the adoption (its temp folder removed by
-    ``close``)."""
+    ``close``); ``Porter``: tree.porter.Porter (given: this module is below it)."""
     from ..tree.paths import check_paths
-    from ..tree.porter import Porter
 
     src, out = check_paths(opts.src, opts.output, opts.reverse)
     tmp = tempfile.mkdtemp(prefix="musa-port-base-")
@@ -72,7 +71,7 @@ def prepare(opts: PortOptions) -> tuple[PortOptions, Adoption]:
         base_opts = replace(opts, src=old_src, output=os.path.join(tmp, "probe"), dry_run=False,
                             collect_diff=False,
                             progress=None, force=True, base_from=None)
-        rename_paths, renames = _path_choice(base_opts, old_src, out)
+        rename_paths, renames = _path_choice(base_opts, old_src, out, Porter)
         conv = Conventions(None if rename_paths == opts.rename_paths else rename_paths, renames)
         first = Porter(replace(base_opts, output=os.path.join(tmp, "first"), rename_paths=rename_paths,
                                renames=renames if renames is not None else opts.renames)).run()
@@ -140,12 +139,11 @@ def _vocab_file(conv: Conventions, tmp: str) -> str | None:
     return path
 
 
-def _path_choice(opts: PortOptions, old_src: str, out: str) -> tuple[bool, dict | None]:
+def _path_choice(opts: PortOptions, old_src: str, out: str, Porter) -> tuple[bool, dict | None]:  # noqa: N803
     """The naming of paths that puts the most of OLD_SRC's files where OUT has them:
     the user's, --keep-paths, or every name kept (.cu too)."""
     from ..tree.kinds import KindSelector
     from ..tree.names import output_names
-    from ..tree.porter import Porter
     from ..tree.walk import Ignorer, walk
 
     entries = list(walk(old_src, Ignorer(opts.ignore), {}))
@@ -197,8 +195,14 @@ def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     return folder, commit
 
 
-def saved_conventions(opts: PortOptions, out: str) -> PortOptions:
+def saved_conventions(opts: PortOptions) -> PortOptions:
     """``opts`` with the conventions an earlier ``--base-from`` learned for OUT, if any."""
+    from ..tree.paths import check_paths
+
+    try:
+        out = check_paths(opts.src, opts.output, opts.reverse)[1]
+    except PortError:
+        return opts  # the run says what is wrong
     try:
         raw = read_regular(os.path.join(out, CONVENTIONS))
     except OSError:

@@ -20,13 +20,15 @@ class MergeRun:
         self.writer = BaseWriter(outdir) if outdir is not None else None
         kept = KeptFiles(outdir) if outdir is not None else None
         more = (adoption.base_out,) if adoption is not None else ()
+        if adoption is not None:
+            adoption.extend(old, out)  # OUT's files are the fork's edits of the base port
+        self.old = old
         self.hand = HandEdits(out, old, self.writer, kept, more)
-        self.followed: set[str] = set()  # earlier outputs whose edits moved with a rename
 
-    def follow_renames(self, old: Manifest, out_rel_of: dict[str, str], files: list[str],
-                       renamed: Callable[[], dict[str, str]]) -> None:
-        """Point each new output whose input was renamed (``renamed()``: {new input:
-        old input}, asked only when inputs are both new and gone) at the old output."""
+    def follow_renames(self, src: str, out_rel_of: dict[str, str], files: list[str]) -> None:
+        """Point each new output whose input was renamed (git is asked only when inputs
+        are both new and gone) at the old output."""
+        old = self.old
         outs = {out_rel_of[r] for r in files}
         fresh = [r for r in files if out_rel_of[r] not in old.files]
         left = {rec.src: rel for rel, rec in old.files.items()
@@ -37,19 +39,18 @@ class MergeRun:
         gone = {src: rel for src, rel in left.items() if src not in here}
         if not gone:
             return
-        for new, was in renamed().items():
+        for new, was in renamed_inputs(src, old, self.adoption).items():
             out = out_rel_of.get(new)
             if out is not None and out not in old.files and was in gone:
                 self.hand.moved[out] = gone[was]
 
-    def outcomes(self, files) -> None:
-        """After planning: the earlier outputs of renamed inputs that were merged into
-        their new place (a copy kept) may go with the stale outputs."""
+    def removable(self, files) -> Callable[[str, FileRecord], bool]:
+        """After planning (``files``: the outcomes): may an output whose input is gone be
+        removed? One as musa-port wrote it, or the earlier output of a renamed input
+        whose edits were merged into its new place (a copy kept)."""
         moved = self.hand.moved
-        self.followed = {moved[f.out_rel] for f in files if f.merge and f.out_rel in moved}
-
-    def removable(self, rel: str, rec: FileRecord) -> bool:
-        return rel in self.followed or untouched(self.out, rel, rec)
+        followed = {moved[f.out_rel] for f in files if f.merge and f.out_rel in moved}
+        return lambda rel, rec: rel in followed or untouched(self.out, rel, rec)
 
     def failed(self) -> None:
         if self.writer is not None:

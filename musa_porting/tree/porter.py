@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from ..errors import PortError
 from ..merge.base_from import saved_conventions
-from ..merge.run import MergeRun, renamed_inputs, with_commit
+from ..merge.run import MergeRun, with_commit
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..rules.project import ProjectPlan
@@ -73,12 +73,10 @@ class Porter:
 
     def __init__(self, options: PortOptions, adoption=None):
         options = with_outside(options)  # the renames of the outputs it includes from
+        self.opts = options
         self.adoption = adoption  # --base-from: the bases of a port musa-port did not make
         _check_skip(options.skip)
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
-        if adoption is None:  # what an earlier --base-from learned of OUT's conventions
-            options = saved_conventions(options, self.out)
-        self.opts = options
         self.renames = dict(options.renames) if options.renames is not None else (
             REVERSE_RENAMES if options.reverse else RENAMES)
         self.kinds = KindSelector.from_options(options)
@@ -97,8 +95,6 @@ class Porter:
             if opts.dry_run:
                 old = _load_manifest(self.out)
                 old.adopt(pending_intent(self.out, old.warnings), self.out)
-                if self.adoption is not None:
-                    self.adoption.extend(old, self.out)
                 result.warnings.extend(old.warnings)
                 self._port(result, entries, old, None)
             else:
@@ -110,8 +106,6 @@ class Porter:
                         raise PortError(f"cannot clean up after an interrupted run: "
                                         f"{exc.strerror or exc}", exc.filename or self.out) from None
                     old.adopt(intent, self.out)
-                    if self.adoption is not None:
-                        self.adoption.extend(old, self.out)
                     result.warnings.extend(old.warnings)
                     self._port(result, entries, old, outdir)
         finally:
@@ -123,6 +117,7 @@ class Porter:
               outdir: OutDir | None) -> None:
         """Plan, stage and commit the port (``outdir`` None: a dry run)."""
         opts = self.opts
+        merging = MergeRun(self.out, old, outdir, self.adoption)  # the user's edits
         superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
@@ -155,9 +150,7 @@ class Porter:
                                  opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
-        merging = MergeRun(self.out, old, outdir, self.adoption)
-        merging.follow_renames(old, out_rel_of, [e.rel for e in files if e.kind == "file"],
-                               lambda: renamed_inputs(self.src, old, self.adoption))
+        merging.follow_renames(self.src, out_rel_of, [e.rel for e in files if e.kind == "file"])
         planner.hand = merging.hand
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
@@ -199,27 +192,19 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
-            if planner.rules is not None:  # some file was ported: its rules' near misses
-                from ..analyze.near_misses import near_miss_warnings
-                result.warnings += near_miss_warnings(
-                    self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
-                    planner.rules.ruleset, result.by_rule)
+            result.warnings += _near_misses(self.src, planner, files, result)
             dir_rels = {d.rel for d in dirs}
-            merging.outcomes(result.files)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state,
-                               merging.removable)
+                               merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
             if stager is None:
                 return
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                                [d.rel for d in dirs], result.rules,
-                                with_commit(rule_options(opts), self.src),
+                                [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), self.src),
                                 project.to_json() if project is not None else {})
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
-            if not _manifest_changed(old, manifest, stale.remove):
-                manifest = None
-            else:
+            if _manifest_changed(old, manifest, stale.remove):
                 stager.stage_manifest(manifest)
         except BaseException:
             if stager is not None:
@@ -227,7 +212,7 @@ class Porter:
                 merging.failed()
             raise
         commit(planned, dirs, stale, stager, result)
-        merging.committed(manifest)
+        merging.committed(manifest if stager.manifest_staged else None)
         timings.mark("outputs and manifest written")
 
     def vocabulary(self) -> Vocabulary:
@@ -326,6 +311,16 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
     return kept
 
 
+def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:
+    """Warnings on near misses of the rules, when some file was ported."""
+    if planner.rules is None:
+        return []
+    from ..analyze.near_misses import near_miss_warnings
+
+    return near_miss_warnings(src, [e.rel for e in files if planner.kinds.kind_of(e.rel) == "cxx"],
+                              planner.rules.ruleset, result.by_rule)
+
+
 def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
     """Whether the manifest must be written: else every record is the one the manifest
     already holds, and a no-change re-run writes nothing at all."""
@@ -337,11 +332,11 @@ def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
 
 def port_tree(options: PortOptions) -> PortResult:
     """Port ``options.src`` into its output folder; see :class:`PortOptions`."""
-    if not options.base_from:
-        return Porter(options).run()
+    if not options.base_from:  # with what an earlier --base-from learned of OUT, if anything
+        return Porter(saved_conventions(options)).run()
     from ..merge.base_from import prepare
 
-    options, adoption = prepare(options)
+    options, adoption = prepare(options, Porter)
     try:
         result = Porter(options, adoption).run()
     finally:
