@@ -25,9 +25,11 @@ class MergeRun:
         self.old = old
         self.hand = HandEdits(out, old, self.writer, kept, more)
 
-    def follow_renames(self, src: str, out_rel_of: dict[str, str], files: list[str]) -> None:
-        """Point each new output whose input was renamed (git is asked only when inputs
-        are both new and gone) at the old output."""
+    def attach(self, planner, src: str, out_rel_of: dict[str, str], files: list[str]) -> None:
+        """Give the planner the hand-edit decisions, each new output whose input was
+        renamed pointing at the old output (git is asked only when inputs are both new
+        and gone)."""
+        planner.hand = self.hand
         old = self.old
         outs = {out_rel_of[r] for r in files}
         fresh = [r for r in files if out_rel_of[r] not in old.files]

@@ -150,8 +150,7 @@ class Porter:
                                  opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
-        merging.follow_renames(self.src, out_rel_of, [e.rel for e in files if e.kind == "file"])
-        planner.hand = merging.hand
+        merging.attach(planner, self.src, out_rel_of, [e.rel for e in files if e.kind == "file"])
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
@@ -193,16 +192,13 @@ class Porter:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
             result.warnings += _near_misses(self.src, planner, files, result)
-            dir_rels = {d.rel for d in dirs}
-            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state,
-                               merging.removable(result.files))
+            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
+                               {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
             if stager is None:
                 return
-            manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                                [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), self.src),
-                                project.to_json() if project is not None else {})
+            manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project)
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
             if _manifest_changed(old, manifest, stale.remove):
                 stager.stage_manifest(manifest)
@@ -309,6 +305,14 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
             continue  # inside a folder skipped above
         kept.append(e)
     return kept
+
+
+def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Entry],
+              result: PortResult, opts: PortOptions, project: ProjectPlan | None) -> Manifest:
+    """The manifest of the run (with SRC's git commit, what a later upgrade diffs from)."""
+    return Manifest(src, fingerprint, {p.out_rel: p.record for p in planned},
+                    [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), src),
+                    project.to_json() if project is not None else {})
 
 
 def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:
