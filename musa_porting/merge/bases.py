@@ -29,7 +29,7 @@ from ..write.outdir import OutDir
 BASE_DIR = STATE_DIR + "/base"
 PACK_SUFFIX = ".pack"
 # Outputs larger than this keep only their sha256: a merge of them is not attempted
-# (difflib's matching grows faster than linearly), and their copy would double OUT.
+# (a file that large is generated, not edited by hand), and their copy would double OUT.
 MAX_BASE = 8 << 20
 
 

@@ -9,9 +9,9 @@ output holds the user's lines and is no longer the base). Then:
 - the new port is the base again (nothing to merge): the user's file stays as it is;
 - else the three are merged (``three_way``); the file as it was is kept
   (``kept``), and the run says so, naming the conflicts if there are any;
-- where there is no base to merge with (an output of an older musa-port, one too
-  large or not text), the new port is written and the user's file kept: never
-  replaced without a word.
+- where there is no merge (no base to merge with: an output of an older musa-port,
+  one too large or not text; or no git to merge with), the new port is written and
+  the user's file kept, counted as a conflict: never replaced without a word.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..safe_open import read_regular
 from ..write.manifest import FileRecord, Manifest
 from .bases import MAX_BASE, BaseWriter, base_bytes, is_text, sha_of
 from .kept import KeptFiles
-from .three_way import count_conflicts, merge
+from .three_way import NoMerge, count_conflicts, merge
 
 # What happened to an output the user had edited (FileOutcome.merge).
 MERGED, CONFLICT, NOT_MERGED = "merged", "conflict", "not merged"
@@ -80,15 +80,21 @@ class HandEdits:
             rec.hand, rec.conflicts = True, count_conflicts(cur)
             return Settled(cur, True, "", "")
         base = base_bytes(self.out, prev.base, self.more_bases) if base_sha else None
+        why = ""
         if base is None or not (is_text(cur) and is_text(new)) or len(cur) > MAX_BASE:
             why = ("it is not text" if base is not None or (base_sha and not is_text(cur))
                    else "musa-port kept no copy of what it wrote there")
+        else:
+            try:
+                merged = merge(base, cur, new)
+            except NoMerge as e:
+                why = str(e)
+        if why:
             kept = self._keep(prev_rel, cur, st)
             rec.conflicts = 1
             return Settled(new, False, NOT_MERGED, (
                 f"{where}: warning: you edited it and the new port changed it; not merged "
                 f"({why}): the new port is written, {kept}"))
-        merged = merge(base, cur, new)
         if merged.data == cur and prev_rel == out_rel:
             rec.hand, rec.conflicts = True, count_conflicts(cur)
             return Settled(cur, True, "", "")

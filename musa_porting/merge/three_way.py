@@ -1,25 +1,33 @@
 """The three-way merge of one output: what the user changed since musa-port wrote it
 (base -> yours) and what the new port changes (base -> new port), both kept where they
-do not overlap; where they do, the output gets conflict markers as ``git merge-file
---diff3`` writes them, each side labelled with what it is.
+do not overlap; where they do, the output gets ``git merge-file --diff3``'s conflict
+markers, each side labelled with what it is.
 
-The merge itself is ``merge3``'s (Breezy's three-way merge, on the package index);
-only the markers are written here, so that every conflict is counted and the last
-line of a side that has no newline still ends before the next marker. Lines are
-bytes, split at ``\\n``, ``\\r\\n`` or ``\\r`` and kept whole: CRLF, a BOM and bytes
-that are not UTF-8 come through as they are.
+The merge is git's (``git merge-file``), not ours: a merge is needed only for an output
+the user edited whose port changed, so one process per such file is cheap, and git
+is there wherever a fork is kept. It runs on three temp files in a folder of its own,
+outside any repository (so no repository's configuration applies), and prints the
+merge: bytes in, bytes out, so CRLF, a BOM and bytes that are not UTF-8 come through
+as they are, and a side whose last line has no newline still ends before the next
+marker. Without git (or when it fails) there is no merge: ``NoMerge`` says why, and
+the caller keeps the user's file and writes the new port.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 
 # The labels say what each side is; OURS starts every conflict, and counting it is
 # how a later run knows the markers are still there.
-OURS = b"<<<<<<< yours (the output as you edited it)"
-BASE = b"||||||| base (musa-port's last port)"
-MID = b"======="
-THEIRS = b">>>>>>> new port (musa-port)"
+YOURS_LABEL = "yours (the output as you edited it)"
+BASE_LABEL = "base (musa-port's last port)"
+NEW_LABEL = "new port (musa-port)"
+OURS = b"<<<<<<< " + YOURS_LABEL.encode()
+TIMEOUT = 300  # seconds: git merges an 8 MB file (bases.MAX_BASE) in well under one
 
 
 @dataclass
@@ -28,57 +36,40 @@ class Merged:
     conflicts: int  # conflict regions written with markers
 
 
+class NoMerge(Exception):
+    """No merge could be made: the message says why (git not found, git failed)."""
+
+
 def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
     """``ours`` (the user's file) and ``theirs`` (the new port), both made from ``base``."""
-    from merge3 import Merge3  # only when a merge is needed (not on every run)
-
-    b, o, t = base.splitlines(True), ours.splitlines(True), theirs.splitlines(True)
-    nl = _newline(o or t or b)
-    out: list[bytes] = []
-    conflicts = 0
-    for region in Merge3(b, o, t).merge_regions():
-        what = region[0]
-        if what == "unchanged":
-            out += b[region[1]:region[2]]
-        elif what in ("a", "same"):
-            out += o[region[1]:region[2]]
-        elif what == "b":
-            out += t[region[1]:region[2]]
-        else:  # "conflict": base, ours and theirs ranges
-            _, z0, z1, a0, a1, b0, b1 = region
-            conflicts += 1
-            _close(out, nl)
-            out.append(OURS + nl)
-            _lines(out, o[a0:a1], nl)
-            out.append(BASE + nl)
-            _lines(out, b[z0:z1], nl)
-            out.append(MID + nl)
-            _lines(out, t[b0:b1], nl)
-            out.append(THEIRS + nl)
-    return Merged(b"".join(out), conflicts)
+    git = shutil.which("git")
+    if git is None:
+        raise NoMerge("git was not found on PATH to merge it")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    with tempfile.TemporaryDirectory(prefix="musa-port-merge-") as tmp:
+        env.update(LC_ALL="C", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
+                   GIT_CEILING_DIRECTORIES=os.path.dirname(tmp))
+        for name, data in (("yours", ours), ("base", base), ("new", theirs)):
+            with open(os.path.join(tmp, name), "wb") as fh:
+                fh.write(data)
+        try:
+            proc = subprocess.run(
+                [git, "merge-file", "-p", "--diff3", "-L", YOURS_LABEL, "-L", BASE_LABEL,
+                 "-L", NEW_LABEL, "yours", "base", "new"], cwd=tmp, env=env, capture_output=True,
+                stdin=subprocess.DEVNULL, timeout=TIMEOUT)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise NoMerge(f"git merge-file failed: {e}") from None
+    # The exit code is the number of conflicts (at most 127), negative on an error.
+    if not 0 <= proc.returncode <= 127:
+        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise NoMerge("git merge-file failed" + (f": {why[-1]}" if why else ""))
+    conflicts = proc.returncode
+    if conflicts == 127:
+        conflicts = max(conflicts, count_conflicts(proc.stdout))
+    return Merged(proc.stdout, conflicts)
 
 
 def count_conflicts(data: bytes) -> int:
     """The conflicts a merge left in ``data`` that are still there."""
     n = data.count(b"\n" + OURS) + data.count(b"\r" + OURS)
     return n + (1 if data.startswith(OURS) else 0)
-
-
-def _newline(lines: list[bytes]) -> bytes:
-    first = lines[0] if lines else b""
-    if first.endswith(b"\r\n"):
-        return b"\r\n"
-    if first.endswith(b"\r"):
-        return b"\r"
-    return b"\n"
-
-
-def _close(out: list[bytes], nl: bytes) -> None:
-    """A marker starts a line: the line before it gets a newline if it has none."""
-    if out and not out[-1].endswith((b"\n", b"\r")):
-        out[-1] += nl
-
-
-def _lines(out: list[bytes], lines: list[bytes], nl: bytes) -> None:
-    out += lines
-    _close(out, nl)

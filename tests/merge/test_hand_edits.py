@@ -109,6 +109,9 @@ def test_an_edit_that_conflicts_with_a_rule_change_gets_diff3_markers_and_is_lis
     ours_label, ours, base_label, base, theirs, theirs_label = block.groups()
     assert "checked by hand" in ours and "musaFree(p);" == base.strip() and "myFree(p);" == theirs.strip()
     assert "yours" in ours_label and "base" in base_label and "new port" in theirs_label
+    # What the docs show is what the merge writes.
+    docs = Path(__file__).parents[2] / "docs" / "keeping-a-fork-up-to-date.md"
+    assert block.group(0) in docs.read_text()
     assert "return 1" in text  # the rest of the file as merged
     assert kept_path(r, "a.mu").read_text() == mine
     assert any("a.mu" in w and "conflict" in w for w in r.warnings)
