@@ -17,7 +17,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from ..safe_open import read_regular
 from ..tree.options import PortOptions
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest, load_manifest
 from .bases import STATE_DIR
+from .git import git, in_repository
 from .learn import Conventions, learn_names
 
 CONVENTIONS = STATE_DIR + "/conventions.json"
@@ -168,18 +168,16 @@ def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     """OLD_SRC's folder, and its commit when it is a git ref of SRC's repository."""
     if os.path.isdir(base):
         return os.path.abspath(base), ""
-    git = shutil.which("git")
-    if git is None:
+    if shutil.which("git") is None:
         raise PortError("--base-from: not a folder, and git is not installed to read it as a ref",
                         base)
 
     def run(*args: str, cwd: str = src) -> bytes:
-        try:
-            return subprocess.run([git, *args], cwd=cwd, capture_output=True, check=True,
-                                  stdin=subprocess.DEVNULL, timeout=600).stdout
-        except (OSError, subprocess.SubprocessError):
+        out = git(cwd, *args) if in_repository(cwd) else None
+        if out is None:
             raise PortError(f"--base-from: neither a folder nor a git ref of {src}'s "
-                            "repository", base) from None
+                            "repository", base)
+        return out
 
     commit = run("rev-parse", "--verify", "--end-of-options", base + "^{commit}").decode().strip()
     prefix = run("rev-parse", "--show-prefix").decode().strip()

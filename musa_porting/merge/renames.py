@@ -12,30 +12,22 @@ output whose input is gone stays where it is, with a warning, as before.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
+
+from .git import git, in_repository
 
 COMMIT_KEY = "source_commit"  # in the manifest's options: SRC's git commit when ported
 
 
-def _git(args: list[str], cwd: str | None = None) -> str | None:
-    git = shutil.which("git")
-    if git is None:
-        return None
-    try:
-        proc = subprocess.run([git, *args], cwd=cwd, capture_output=True, timeout=120,
-                              stdin=subprocess.DEVNULL,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if proc.returncode not in (0, 1):  # diff --no-index exits 1 when the folders differ
-        return None
-    return proc.stdout.decode("utf-8", "surrogateescape")
+def _git(folder: str, *args: str, filters: bool = True) -> str | None:
+    out = git(folder, *args, ok=(0, 1), timeout=120, filters=filters)  # --no-index: 1 if differ
+    return None if out is None else out.decode("utf-8", "surrogateescape")
 
 
 def source_commit(src: str) -> str:
     """SRC's HEAD commit when SRC is in a git work tree, else ""."""
-    out = _git(["rev-parse", "--is-inside-work-tree", "HEAD"], cwd=src)
+    if not in_repository(src):
+        return ""
+    out = _git(src, "rev-parse", "--is-inside-work-tree", "HEAD", filters=False)
     if not out:
         return ""
     lines = out.split()
@@ -72,14 +64,16 @@ def renamed_since(src: str, commit: str) -> dict[str, str]:
     """Files of SRC renamed since ``commit`` (paths relative to SRC): {new: old}."""
     if not commit or not all(c in "0123456789abcdef" for c in commit):
         return {}
-    out = _git(["diff", "-M", "--name-status", "-z", "--relative", commit, "--", "."], cwd=src)
+    if not in_repository(src):
+        return {}
+    out = _git(src, "diff", "-M", "--name-status", "-z", "--relative", commit, "--", ".")
     return _parse(out) if out else {}
 
 
 def renamed_between(old_dir: str, new_dir: str) -> dict[str, str]:
     """Files renamed from folder ``old_dir`` to ``new_dir``: {new rel: old rel}."""
     old_dir, new_dir = os.path.abspath(old_dir), os.path.abspath(new_dir)
-    out = _git(["diff", "--no-index", "-M", "--name-status", "-z", old_dir, new_dir])
+    out = _git(old_dir, "diff", "--no-index", "-M", "--name-status", "-z", old_dir, new_dir)
     if not out:
         return {}
     return _parse(out, (old_dir.rstrip("/") + "/", new_dir.rstrip("/") + "/"))

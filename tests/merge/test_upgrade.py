@@ -104,3 +104,23 @@ def test_without_git_a_renamed_file_is_a_deletion_and_an_addition(upstream, tmp_
     assert "// mine" in mu.read_text()  # kept, with a warning
     assert any("moving.mu" in w and "left in place" in w for w in r.warnings)
     assert "// mine" not in (out / "moved.mu").read_text()
+
+
+def test_the_source_tree_s_git_configuration_runs_nothing(upstream, tmp_path):
+    """SRC may ship a .git of its own: asking it for renames must not run the commands
+    its configuration names (an fsmonitor, a filter driver)."""
+    out = tmp_path / "fork"
+    port(upstream / "csrc", out)
+    git(upstream, "mv", "csrc/moving.cu", "csrc/moved.cu")
+    (upstream / "csrc/moved.cu").write_text(body("moving", "int v2;"))
+    (upstream / "csrc/added.cu").write_text(body("added"))
+    mark = tmp_path / "ran"
+    (upstream / ".gitattributes").write_text("* filter=evil\n")
+    git(upstream, "config", "filter.evil.clean", f"touch {mark}-clean; cat")
+    git(upstream, "config", "filter.evil.smudge", f"touch {mark}-smudge; cat")
+    git(upstream, "config", "core.fsmonitor", f"touch {mark}-fsmonitor; false")
+    mu = out / "moving.mu"
+    mu.write_text(mu.read_text() + "// mine\n")
+    port(upstream / "csrc", out)
+    assert "// mine" in (out / "moved.mu").read_text()  # git was asked, and answered
+    assert not list(tmp_path.glob("ran*"))
