@@ -10,8 +10,9 @@ output too large to keep, or one that is not text and cannot be merged). One fil
 process, not per output: creating files costs as much as porting them, and a cold
 port must not pay that twice. Packs are written before the commit and read only
 through the manifest that names them; after a run that wrote a manifest, packs it no
-longer names are removed (``collect``), and a pack whose live share fell below a
-quarter is copied into a new one (``compact``).
+longer names are removed (``collect``), and the live bases of a pack whose live share
+fell below a quarter are copied into this run's pack (``sparse_packs``,
+``BaseWriter.move``), so that OUT never holds more than about four times its bases.
 """
 
 from __future__ import annotations
@@ -94,9 +95,11 @@ class BaseWriter:
         """Keep ``data`` (whose sha256 is ``sha``); returns the record's pointer."""
         if len(data) > MAX_BASE or not is_text(data):
             return sha
+        return self._append(sha, zlib.compress(data, 6))
+
+    def _append(self, sha: str, blob: bytes) -> str:
         if self._pid != os.getpid():
             self._open()
-        blob = zlib.compress(data, 6)
         view = memoryview(blob)
         while view:
             view = view[os.write(self._fd, view):]
@@ -113,6 +116,23 @@ class BaseWriter:
         self._fd = os.open(name, flags, 0o644, dir_fd=fd)
         self._offset = 0
 
+    def move(self, pointer: str) -> str:
+        """Copy the base ``pointer`` names (compressed, as it is) into this process's
+        pack; returns its new pointer (the old one if it cannot be read)."""
+        sha, pack, offset, length = pointer.split(":")
+        try:
+            fd, name = self.outdir.at(f"{BASE_DIR}/{pack}")
+            src = os.open(name, os.O_RDONLY | NOFOLLOW, dir_fd=fd)
+        except OSError:
+            return pointer
+        try:
+            blob = os.pread(src, int(length), int(offset))
+        except (OSError, ValueError, OverflowError):
+            return pointer
+        finally:
+            os.close(src)
+        return self._append(sha, blob) if len(blob) == int(length) else pointer
+
     def close(self) -> None:
         if self._fd >= 0 and self._pid == os.getpid():
             os.close(self._fd)
@@ -123,6 +143,22 @@ class BaseWriter:
         """The run failed before its commit: its packs (every process's) go."""
         self.close()
         collect(self.outdir, set(), self.run + "-")
+
+
+def sparse_packs(outdir: OutDir, pointers, skip: str) -> set[str]:
+    """The packs (not this run's: names starting with ``skip``) of which the bases
+    ``pointers`` name are less than a quarter."""
+    live: dict[str, int] = {}
+    for p in pointers:
+        parts = p.split(":")
+        if len(parts) == 4 and parts[3].isdigit() and not parts[1].startswith(skip):
+            live[parts[1]] = live.get(parts[1], 0) + int(parts[3])
+    sparse = set()
+    for name, n in live.items():
+        st = outdir.lstat(f"{BASE_DIR}/{name}")
+        if st is not None and n * 4 < st.st_size:
+            sparse.add(name)
+    return sparse
 
 
 def packs_named(pointers) -> set[str]:

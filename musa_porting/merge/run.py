@@ -5,10 +5,11 @@ commit (packs no record names) or after a failure (this run's packs and kept fil
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..write.manifest import FileRecord, Manifest
 from ..write.outdir import OutDir
-from .bases import BaseWriter, collect, packs_named
+from .bases import BaseWriter, collect, packs_named, sparse_packs
 from .hand_edits import HandEdits, untouched
 from .kept import KeptFiles
 
@@ -53,6 +54,21 @@ class MergeRun:
         moved = self.hand.moved
         followed = {moved[f.out_rel] for f in files if f.merge and f.out_rel in moved}
         return lambda rel, rec: rel in followed or untouched(self.out, rel, rec)
+
+    def repack(self, records: dict[str, FileRecord]) -> dict[str, FileRecord]:
+        """The manifest's records, those whose base is in a pack mostly of dead bases
+        given a copy of it in this run's pack (new records: the manifest is written,
+        and the old pack removed after the commit)."""
+        if self.writer is None:
+            return records
+        sparse = sparse_packs(self.outdir, (r.base for r in records.values()), self.writer.run)
+        if not sparse:
+            return records
+        out = dict(records)
+        for rel, rec in records.items():
+            if rec.base.count(":") == 3 and rec.base.split(":")[1] in sparse:
+                out[rel] = replace(rec, base=self.writer.move(rec.base))
+        return out
 
     def failed(self) -> None:
         if self.writer is not None:

@@ -198,7 +198,7 @@ class Porter:
             result.kept_stale += stale.kept
             if stager is None:
                 return
-            manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project)
+            manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project, merging)
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
             if _manifest_changed(old, manifest, stale.remove):
                 stager.stage_manifest(manifest)
@@ -308,9 +308,11 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
 
 
 def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Entry],
-              result: PortResult, opts: PortOptions, project: ProjectPlan | None) -> Manifest:
-    """The manifest of the run (with SRC's git commit, what a later upgrade diffs from)."""
-    return Manifest(src, fingerprint, {p.out_rel: p.record for p in planned},
+              result: PortResult, opts: PortOptions, project: ProjectPlan | None,
+              merging: MergeRun) -> Manifest:
+    """The manifest of the run (with SRC's git commit, what a later upgrade diffs from;
+    the bases of packs mostly dead moved to this run's)."""
+    return Manifest(src, fingerprint, merging.repack({p.out_rel: p.record for p in planned}),
                     [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), src),
                     project.to_json() if project is not None else {})
 

@@ -177,3 +177,28 @@ def test_a_dry_run_says_what_it_would_merge_and_writes_nothing(tree, tmp_path):
     r = port(tree, rule_files=[rule_file(tmp_path, '{"cudaFree": "myFree"}')], dry_run=True)
     assert r.conflicted == ["a.mu"] and mu.read_text() == mine
     assert not (out / ".musa-port/kept").exists()
+
+
+def test_the_packs_hold_no_more_than_four_times_the_live_bases(tmp_path):
+    """A pack whose bases were mostly replaced by later runs' is not kept for the few
+    still live: they move to the new pack, and the old one goes."""
+    body = "#include <cuda_runtime.h>\nvoid f{n}(float* p) {{ cudaMalloc(&p, {n}); }}\n"
+    src = make_tree(tmp_path / "csrc", {f"k{n}.cu": body.format(n=n) * 40 for n in range(5)})
+    out = tmp_path / "csrc_musa"
+    port(src)
+    for n in range(4):  # the next release changes four of the five files
+        (src / f"k{n}.cu").write_text(body.format(n=n + 10) * 40)
+    port(src)
+
+    def live_and_packed():
+        manifest = load_manifest(str(out))
+        live = sum(int(r.base.split(":")[3]) for r in manifest.files.values() if r.base.count(":") == 3)
+        packed = sum(p.stat().st_size for p in (out / ".musa-port/base").iterdir())
+        for rel, rec in manifest.files.items():
+            assert base_bytes(str(out), rec.base) == (out / rel).read_bytes()
+        return live, packed
+
+    live, packed = live_and_packed()
+    assert packed == live
+    port(src)  # and a run with nothing to do writes nothing
+    assert live_and_packed() == (live, packed)
