@@ -25,7 +25,7 @@ from ..errors import PortError
 from ..safe_open import read_regular
 from ..tree.options import PortOptions
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest, load_manifest
-from .bases import STATE_DIR
+from .bases import STATE_DIR, make_folders
 from .git import git, in_repository
 from .learn import Conventions, learn_names
 
@@ -216,10 +216,7 @@ def save_conventions(outdir, conv: Conventions) -> None:
     """Keep what ``--base-from`` learned in OUT, for the runs after (atomically)."""
     from ..write.files import write_file
 
-    try:
-        outdir.mkdir(STATE_DIR, 0o755)
-    except FileExistsError:
-        pass
+    make_folders(outdir, STATE_DIR)
     for rel, text in ((CONVENTIONS, conv.to_json()),
                       (VOCABULARY, json.dumps(conv.vocabulary) if conv.vocabulary else None)):
         if text is None:

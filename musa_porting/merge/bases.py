@@ -70,6 +70,20 @@ def base_bytes(out: str, pointer: str, more: tuple[str, ...] = ()) -> bytes | No
     return None
 
 
+def make_folders(outdir: OutDir, rel: str) -> None:
+    """Make the folder ``rel`` of OUT and those above it (musa-port's own: a file or a
+    link in their place is an error, never written through)."""
+    parts = rel.split("/")
+    for i in range(1, len(parts) + 1):
+        sub = "/".join(parts[:i])
+        try:
+            outdir.mkdir(sub, 0o755)
+        except FileExistsError:
+            if not outdir.is_dir(sub):
+                raise OSError(errno.ENOTDIR, "a file or a link is where musa-port's folder "
+                              "must be (move it away)", outdir.path(sub)) from None
+
+
 class BaseWriter:
     """Appends bases to this process's pack (a forked worker opens its own)."""
 
@@ -80,16 +94,6 @@ class BaseWriter:
         self._fd = -1
         self._name = ""
         self._offset = 0
-
-    def _folders(self) -> None:
-        """Make OUT/.musa-port/base on first use (any process: a worker may be first)."""
-        for rel in (STATE_DIR, BASE_DIR):
-            try:
-                self.outdir.mkdir(rel, 0o755)
-            except FileExistsError:
-                if not self.outdir.is_dir(rel):
-                    raise OSError(errno.ENOTDIR, "a file or a link is where musa-port's folder "
-                                  "must be (move it away)", self.outdir.path(rel)) from None
 
     def put(self, data: bytes, sha: str) -> str:
         """Keep ``data`` (whose sha256 is ``sha``); returns the record's pointer."""
@@ -108,7 +112,7 @@ class BaseWriter:
         return pointer
 
     def _open(self) -> None:
-        self._folders()
+        make_folders(self.outdir, BASE_DIR)  # on first use: any process, a worker may be first
         self._pid = os.getpid()
         self._name = f"{self.run}-{self._pid}{PACK_SUFFIX}"
         fd, name = self.outdir.at(f"{BASE_DIR}/{self._name}")

@@ -10,14 +10,13 @@ commit; a run that fails before its commit removes its folder again (``discard``
 
 from __future__ import annotations
 
-import errno
 import os
 import posixpath
 import time
 
 from ..safe_open import NOFOLLOW
 from ..write.outdir import OutDir
-from .bases import STATE_DIR
+from .bases import STATE_DIR, make_folders
 
 KEPT_DIR = STATE_DIR + "/kept"
 
@@ -42,7 +41,7 @@ class KeptFiles:
     def keep(self, out_rel: str, data: bytes, mode: int = 0o644) -> str:
         """Keep ``data``, the bytes at ``out_rel`` now; returns where (a path)."""
         rel = f"{self.folder}/{out_rel}"
-        self._folders(posixpath.dirname(rel))
+        make_folders(self.outdir, posixpath.dirname(rel))
         fd, name = self.outdir.at(rel)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         f = os.open(name, flags, mode & 0o777 | 0o600, dir_fd=fd)
@@ -59,21 +58,10 @@ class KeptFiles:
         from ..write.files import copy_file
 
         rel = f"{self.folder}/{out_rel}"
-        self._folders(posixpath.dirname(rel))
+        make_folders(self.outdir, posixpath.dirname(rel))
         fd, name = self.outdir.at(rel)
         copy_file(self.outdir.path(out_rel), name, 0o600, None, fd)
         return self.outdir.path(rel)
-
-    def _folders(self, rel: str) -> None:
-        parts = rel.split("/")
-        for i in range(1, len(parts) + 1):
-            sub = "/".join(parts[:i])
-            try:
-                self.outdir.mkdir(sub, 0o755)
-            except FileExistsError:
-                if not self.outdir.is_dir(sub):
-                    raise OSError(errno.ENOTDIR, "a file or a link is where musa-port's "
-                                  "folder must be (move it away)", self.outdir.path(sub)) from None
 
     def discard(self) -> None:
         """The run failed before its commit: nothing was replaced, nothing to keep."""

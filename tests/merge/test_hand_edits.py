@@ -45,6 +45,16 @@ def rule_file(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
+def edit_and_port(tree: Path, tmp_path: Path, old: str, new: str, rules: str, **kw):
+    """Port; edit a.mu by hand (``old`` -> ``new``); port again with the rules ``rules``
+    (JSON). Returns a.mu's path, its text as edited, and the second run's result."""
+    port(tree)
+    mu = tree.parent / "csrc_musa" / "a.mu"
+    mine = mu.read_text().replace(old, new)
+    mu.write_text(mine)
+    return mu, mine, port(tree, rule_files=[rule_file(tmp_path, rules)], **kw)
+
+
 def kept_path(result, rel: str) -> Path:
     """The pre-merge copy of ``rel`` the run's warnings name."""
     for w in result.warnings:
@@ -78,12 +88,8 @@ def test_a_hand_edit_survives_a_re_run_with_nothing_changed(tree):
 
 
 def test_an_edit_that_does_not_overlap_a_rule_change_merges_cleanly(tree, tmp_path):
-    port(tree)
-    out = tree.parent / "csrc_musa"
-    mu = out / "a.mu"
-    before_merge = mu.read_text().replace("return 1", "return 2")
-    mu.write_text(before_merge)
-    r = port(tree, rule_files=[rule_file(tmp_path, '{"cudaMalloc": "myMalloc"}')])
+    mu, before_merge, r = edit_and_port(tree, tmp_path, "return 1", "return 2",
+                                        '{"cudaMalloc": "myMalloc"}')
     text = mu.read_text()
     assert "myMalloc(&p, 4)" in text and "return 2" in text and "<<<<<<<" not in text
     assert r.merged == ["a.mu"] and not r.conflicted
@@ -94,13 +100,9 @@ def test_an_edit_that_does_not_overlap_a_rule_change_merges_cleanly(tree, tmp_pa
 
 
 def test_an_edit_that_conflicts_with_a_rule_change_gets_diff3_markers_and_is_listed(tree, tmp_path):
-    port(tree)
-    out = tree.parent / "csrc_musa"
-    mu = out / "a.mu"
-    mine = mu.read_text().replace("musaFree(p);", "musaFree(p);  // checked by hand")
-    mu.write_text(mine)
-    rules = rule_file(tmp_path, '{"cudaFree": "myFree"}')
-    r = port(tree, rule_files=[rules])
+    mu, mine, r = edit_and_port(tree, tmp_path, "musaFree(p);", "musaFree(p);  // checked by hand",
+                                '{"cudaFree": "myFree"}')
+    rules = str(tmp_path / "rules.json")
     text = mu.read_text()
     assert r.conflicted == ["a.mu"]
     block = re.search(r"^<<<<<<< (.*)\n(.*)\n\|\|\|\|\|\|\| (.*)\n(.*)\n=======\n(.*)\n>>>>>>> (.*)\n",
@@ -140,11 +142,7 @@ def test_a_copied_file_edited_by_hand_is_merged_too(tree):
 
 
 def test_an_edited_output_whose_input_is_gone_is_kept_after_a_merge(tree, tmp_path):
-    port(tree)
-    out = tree.parent / "csrc_musa"
-    mu = out / "a.mu"
-    mu.write_text(mu.read_text().replace("return 1", "return 2"))
-    port(tree, rule_files=[rule_file(tmp_path, '{"cudaMalloc": "myMalloc"}')])
+    mu, _, _ = edit_and_port(tree, tmp_path, "return 1", "return 2", '{"cudaMalloc": "myMalloc"}')
     (tree / "a.cu").unlink()
     r = port(tree)
     assert mu.is_file() and "return 2" in mu.read_text()
@@ -169,14 +167,10 @@ def test_an_edit_without_a_base_is_never_replaced_without_a_word(tree, tmp_path)
 
 
 def test_a_dry_run_says_what_it_would_merge_and_writes_nothing(tree, tmp_path):
-    port(tree)
-    out = tree.parent / "csrc_musa"
-    mu = out / "a.mu"
-    mine = mu.read_text().replace("musaFree(p);", "musaFree(p);  // mine")
-    mu.write_text(mine)
-    r = port(tree, rule_files=[rule_file(tmp_path, '{"cudaFree": "myFree"}')], dry_run=True)
+    mu, mine, r = edit_and_port(tree, tmp_path, "musaFree(p);", "musaFree(p);  // mine",
+                                '{"cudaFree": "myFree"}', dry_run=True)
     assert r.conflicted == ["a.mu"] and mu.read_text() == mine
-    assert not (out / ".musa-port/kept").exists()
+    assert not (mu.parent / ".musa-port/kept").exists()
 
 
 def test_the_packs_hold_no_more_than_four_times_the_live_bases(tmp_path):
