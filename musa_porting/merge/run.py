@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from ..write.manifest import FileRecord, Manifest
 from ..write.outdir import OutDir
-from .bases import BaseWriter, collect, packs_named, sparse_packs
+from .bases import BASE_DIR, STATE_DIR, BaseWriter, collect, packs_named, sparse_packs
 from .hand_edits import HandEdits, untouched
-from .kept import KeptFiles
+from .kept import KEPT_DIR, KeptFiles
 
 
 class MergeRun:
@@ -71,10 +71,18 @@ class MergeRun:
         return out
 
     def failed(self) -> None:
-        if self.writer is not None:
-            self.writer.discard()
+        """The run stops before its commit: what it wrote in OUT/.musa-port goes, and
+        the folders it made there (those left empty)."""
+        if self.writer is None:
+            return
+        self.writer.discard()
         if self.hand.kept is not None:
             self.hand.kept.discard()
+        for rel in (BASE_DIR, KEPT_DIR, STATE_DIR):
+            try:
+                self.outdir.rmdir(rel)
+            except OSError:
+                pass  # not there, or holds an earlier run's
 
     def committed(self, manifest: Manifest | None) -> None:
         """``manifest``: the one the commit wrote (None: the last one still holds)."""
