@@ -278,8 +278,9 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         failures = counts.check_failures(result, suppressed, level)
         echo_check_failure([(src_path(src, f.rel), d) for f, d in failures], level)
     if level is not None and result.conflicted:
-        click.echo(f"musa-port: --check failed: {len(result.conflicted)} output"
-                   f"{'s' * (len(result.conflicted) != 1)} hold conflicts (listed above)", err=True)
+        n = len(result.conflicted)
+        click.echo(f"musa-port: --check failed: {n} output{'s' * (n != 1)} "
+                   f"{'hold' if n != 1 else 'holds'} conflicts (listed above)", err=True)
     if failed or (level is not None and result.conflicted):
         sys.exit(EXIT_CHECK)
     if then_build and not opts.dry_run:
