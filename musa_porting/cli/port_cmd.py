@@ -133,6 +133,10 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 @click.option("--paranoid", is_flag=True,
               help="Also compare each input's sha256 with the last run's, not only its size, "
                    "mtime and ctime (for file systems with coarse timestamps).")
+@click.option("--base-from", "base_from", metavar="OLD_SRC",
+              help="OUT is a port musa-port did not make (torch_musa's SimplePorting, by hand) "
+                   "of OLD_SRC, an older upstream (a folder, or a git ref of SRC's repository): "
+                   "learn its conventions, and merge its hand edits into the port of SRC.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 @color_option
 @click.option("--config", "config_file", metavar="FILE", type=click.Path(dir_okay=False),
@@ -145,7 +149,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
              rename_exported, symbols_backend, defines, compile_commands, rename_paths, vocab_files,
              vendor_word, no_python, launch, jobs, dry_run, diff, write, report_json, report_csv,
              sarif, report_files, suppress, check, arch, no_build_files, then_build, build_args,
-             force, wait, paranoid, quiet, config_file, no_config):
+             force, wait, paranoid, base_from, quiet, config_file, no_config):
     """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
     rewritten, .cu/.cuh renamed .mu/.muh, the rest copied; re-runs redo only changes.
 
@@ -163,6 +167,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     from ..config import CHECK_LEVELS, project_config
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
     from ..report import counts, summary
+    from ..report.merges import conflict_lines
     from ..tree.ignores import ignore_patterns, unmatched
     from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
@@ -221,6 +226,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         force=force,
         wait=wait,
         paranoid=paranoid,
+        base_from=base_from,
     )
     if os.path.isfile(src):
         from .file_mode import TREE_ONLY, port_one_file
@@ -266,13 +272,22 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, report_files)
+    merges = conflict_lines(result)
+    for line in merges:
+        click.echo(line, err=True)
     timings.mark("reports and summary")
     timings.report()
-    if level is not None and counts.check_count(result, suppressed, level):
+    failed = level is not None and counts.check_count(result, suppressed, level)
+    if failed:
         from .findings_out import echo_check_failure, src_path
 
         failures = counts.check_failures(result, suppressed, level)
         echo_check_failure([(src_path(src, f.rel), d) for f, d in failures], level)
+    if level is not None and result.conflicted:
+        n = len(result.conflicted)
+        click.echo(f"musa-port: --check failed: {n} output{'s' * (n != 1)} "
+                   f"{'hold' if n != 1 else 'holds'} conflicts (listed above)", err=True)
+    if failed or (level is not None and result.conflicted):
         sys.exit(EXIT_CHECK)
     if then_build and not opts.dry_run:
         from .build_cmd import build_cmd

@@ -115,6 +115,8 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "mb_per_s": round(r.mb_per_s, 2),
             "written": r.written,
             "removed": sorted(r.removed),
+            "merged": r.merged,
+            "conflicts": r.conflicted,
         },
     }
 

@@ -70,6 +70,9 @@ class PortOptions:
     force: bool = False
     wait: float = 600.0  # seconds to wait for another run writing the same output
     paranoid: bool = False  # compare inputs by sha256 too, not only size, mtime, ctime
+    # --base-from: the upstream (a folder, or a git ref of SRC) that OUT, a port musa-port
+    # did not make, was made from (merge/base_from.py)
+    base_from: str | None = None
 
 
 def parse_arches(values: Sequence[str]) -> tuple[str, ...]:

@@ -30,6 +30,7 @@ class FileOutcome:
     kind: str  # "ported", "copied", "symlink"
     written: bool = False
     record: FileRecord = field(default_factory=lambda: FileRecord("", ""))
+    merge: str = ""  # what became of the user's edits of the output (merge/hand_edits.py)
 
     @property
     def edits(self) -> int:
@@ -73,6 +74,16 @@ class PortResult:
     shared_root: str = ""
     shared_mentions: list = field(default_factory=list)
     shared_cut: bool = False
+
+    @property
+    def merged(self) -> list[str]:
+        """Outputs where the user's edits were merged with the new port."""
+        return [f.out_rel for f in self.files if f.merge in ("merged", "conflict")]
+
+    @property
+    def conflicted(self) -> list[str]:
+        """Outputs holding conflict markers, or edits that could not be merged."""
+        return [f.out_rel for f in self.files if f.record.conflicts]
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)

@@ -16,8 +16,8 @@ from operator import itemgetter
 from typing import Any
 
 _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "edits",
-         "lines_changed", "src_ctime_ns")
-_STRS = ("src", "kind", "lang", "src_sha256")
+         "lines_changed", "src_ctime_ns", "conflicts")
+_STRS = ("src", "kind", "lang", "src_sha256", "base")
 _COUNTS = ("by_family", "by_rule", "findings_dropped")
 _KINDS = ("ported", "copied", "symlink")
 _DIAG = [str, str, int, int, int, int, str]  # analyze.checks.Diagnostic.to_list
@@ -53,7 +53,7 @@ def record_ok(rec: Any) -> bool:
     if (list(map(type, map(get, _INTS, _INT_DEFAULTS))) != _INT_TYPES
             or get("kind") not in _KINDS
             or list(map(type, map(get, _STRS, _STR_DEFAULTS))) != _STR_TYPES
-            or not _strs(get("warnings", []))):
+            or not _strs(get("warnings", [])) or type(get("hand", False)) is not bool):
         return False
     counts = list(map(get, _COUNTS, _DICT_DEFAULTS))
     if list(map(type, counts)) != _DICT_TYPES or not (

@@ -17,7 +17,7 @@ def port(src: Path, out: Path, **kw):
     """Port ``src`` into ``out`` in this process; the result and the output's texts."""
     result = port_tree(PortOptions(str(src), str(out), jobs=1, **kw))
     texts = {p.relative_to(out).as_posix(): p.read_text() for p in sorted(out.rglob("*"))
-             if p.is_file() and not p.name.startswith(".musa-port")}
+             if p.is_file() and not p.relative_to(out).parts[0].startswith(".musa-port")}
     return result, texts
 
 
