@@ -30,6 +30,8 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from sdist import cache_lock
+
 ENV_INCLUDE = "MUSA_PORT_CUDA_LIB_INCLUDE"
 DEFAULT_PACKAGES = ("nvidia-cublas", "nvidia-curand")
 
@@ -150,15 +152,17 @@ def library_include_dirs(packages=DEFAULT_PACKAGES, download: bool = True) -> li
         if folder is None:
             cached = cache_root() / _cache_key(spec)
             folder = cached / "include"
-            usable = _holds(folder, markers) if markers else folder.is_dir()
-            if not usable:
-                if not download:
-                    raise LookupError(f"headers of {spec} not found (set {ENV_INCLUDE}?)")
-                if cached.exists():
-                    shutil.rmtree(cached)  # incomplete or stale
-                _download_headers(spec, cached)
-                if markers and not _holds(folder, markers):
-                    raise RuntimeError(f"{spec}: downloaded, but {', '.join(markers)} not in {folder}")
+            with cache_lock(cache_root()):
+                usable = _holds(folder, markers) if markers else folder.is_dir()
+                if not usable:
+                    if not download:
+                        raise LookupError(f"headers of {spec} not found (set {ENV_INCLUDE}?)")
+                    if cached.exists():
+                        shutil.rmtree(cached)  # incomplete or stale
+                    _download_headers(spec, cached)
+                    if markers and not _holds(folder, markers):
+                        raise RuntimeError(
+                            f"{spec}: downloaded, but {', '.join(markers)} not in {folder}")
         folder = folder.resolve()
         if folder not in found:
             found.append(folder)

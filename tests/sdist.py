@@ -8,11 +8,14 @@ cached under $MUSA_PORT_TEST_CACHE (default ~/.cache/musa-port-tests).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import tarfile
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 # The manual's Python example: the yolov5 wheel carries the scripts.
@@ -24,6 +27,20 @@ def cache_dir() -> Path:
     d = Path(os.environ.get("MUSA_PORT_TEST_CACHE", Path.home() / ".cache" / "musa-port-tests"))
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+@contextlib.contextmanager
+def cache_lock(folder: Path) -> Iterator[None]:
+    """One test process at a time fills the cache: the suite runs in parallel workers
+    (pytest-xdist), and two that need the same download would both fetch it and write
+    one file at once."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _download(name: str, filename: str) -> tuple[bytes, str]:
@@ -56,13 +73,14 @@ def fetch_pinned(name: str, filename: str, sha256: str | None) -> Path:
     """``filename`` of package ``name``, checked against a pinned sha256 (also when it
     comes from the cache); with ``sha256=None``, against the index's, once."""
     target = cache_dir() / filename
-    if target.is_file() and (sha256 is None
-                             or hashlib.sha256(target.read_bytes()).hexdigest() == sha256):
-        return target
-    blob, published = _download(name, filename)
-    if hashlib.sha256(blob).hexdigest() != (sha256 or published):
-        raise RuntimeError(f"{filename}: sha256 does not match")
-    return _cache(target, blob)
+    with cache_lock(target.parent):
+        if target.is_file() and (sha256 is None
+                                 or hashlib.sha256(target.read_bytes()).hexdigest() == sha256):
+            return target
+        blob, published = _download(name, filename)
+        if hashlib.sha256(blob).hexdigest() != (sha256 or published):
+            raise RuntimeError(f"{filename}: sha256 does not match")
+        return _cache(target, blob)
 
 
 def extract_subtree(archive: Path, member_prefix: str, dest: Path) -> Path:

@@ -3,11 +3,14 @@ with nvcc through the shim against the CPU torch wheel's headers, compared with 
 unported originals compiled the same way.
 
 The bar: ported kernels that pass verify >= 95% of the original .cu files that compile
-unported. A kernel costs ~15-20 s of nvcc on the torch headers, so the originals are
-compiled only when the answer depends on them: if at least 95% of *all* kernels pass,
-the bar holds whatever number of originals compiles (that number is at most all of
-them). Otherwise, or with MUSA_PORT_MMCV_ORIGINALS=1, every original is compiled and
-both counts are compared. About 9.5 minutes on 2 cores; it runs in CI.
+unported. A kernel costs ~15-20 s of nvcc on the torch headers (all 58: about 9.5 minutes
+on 2 cores, a third of CI's budget), so CI verifies a fixed sample, every SAMPLE_STEP-th
+kernel in name order (12 of 58, spread over the alphabet and so over mmcv's op families);
+MUSA_PORT_MMCV_ALL=1 verifies every kernel. The originals are compiled only when the
+answer depends on them: if at least 95% of the kernels verified pass, the bar holds
+whatever number of their originals compiles (that number is at most all of them).
+Otherwise, or with MUSA_PORT_MMCV_ORIGINALS=1, the same originals are compiled and both
+counts are compared.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ IGNORES = "common/mlu,common/mps,parrots,pytorch/mlu,pytorch/mps,pytorch/npu"
 TORCH_DEFINES = ["__CUDA_NO_HALF_OPERATORS__", "__CUDA_NO_HALF_CONVERSIONS__",
                  "__CUDA_NO_BFLOAT16_CONVERSIONS__", "__CUDA_NO_HALF2_OPERATORS__"]
 BAR = 0.95
+SAMPLE_STEP = 5
 
 
 def _compat_headers(root: Path) -> Path:
@@ -68,12 +72,15 @@ def test_mmcv_port_verifies_as_well_as_the_original_compiles(tmp_path):
     libs = library_include_dirs(("nvidia-cublas", "nvidia-cusparse", "nvidia-cusolver"))
     common = [str(_compat_headers(tmp_path / "compat")), sysconfig.get_paths()["include"],
               *map(str, torch_include_dirs("2.13.0")), *map(str, libs)]
-    kernels = sorted((src / "pytorch/cuda").glob("*.cu"))
-    assert len(kernels) >= 50
+    every_kernel = sorted((src / "pytorch/cuda").glob("*.cu"))
+    assert len(every_kernel) >= 50
+    kernels = (every_kernel if os.environ.get("MUSA_PORT_MMCV_ALL") == "1"
+               else every_kernel[::SAMPLE_STEP])
 
     report = tmp_path / "verify.json"
     # The port renames mmcv's cuda folders by default (issue 26): pytorch/musa, common/musa.
-    args = ["verify", out, "--mode", "ptx", "--only", "pytorch/musa/*.mu", "--nvcc", nvcc,
+    only = [a for k in kernels for a in ("--only", f"pytorch/musa/{k.stem.replace('cuda', 'musa')}.mu")]
+    args = ["verify", out, "--mode", "ptx", *only, "--nvcc", nvcc,
             "--report-json", report, "-D", "MMCV_WITH_MUSA",
             *[a for d in TORCH_DEFINES for a in ("-D", d)],
             *[a for d in [*common, str(out / "common"), str(out / "common/musa")]
@@ -95,5 +102,5 @@ def test_mmcv_port_verifies_as_well_as_the_original_compiles(tmp_path):
         assert ported_ok >= BAR * original_ok, (
             f"{ported_ok} ported pass, {original_ok} originals compile; failed: {failed}\n"
             + proc.stdout[-5000:])
-    print(f"mmcv pytorch/cuda: {len(kernels)} kernels; ported pass verify: {ported_ok}; "
-          f"originals compile: {originals}; failed: {failed}")
+    print(f"mmcv pytorch/cuda: {len(kernels)} of {len(every_kernel)} kernels; "
+          f"ported pass verify: {ported_ok}; originals compile: {originals}; failed: {failed}")
