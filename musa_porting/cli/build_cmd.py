@@ -43,7 +43,7 @@ def _build_options(f):
     return f
 
 
-@click.command("build", context_settings=CONTEXT)
+@click.command("build", context_settings=CONTEXT, short_help="Compile a ported tree with mcc (on ninja).")
 @click.argument("out", type=click.Path(path_type=str))
 @click.option("--arch", "arch", multiple=True, metavar="ARCHS",
               help="MUSA arches, comma-separated or repeated: mp_21 (MTT S80/S3000), mp_22 "
@@ -118,7 +118,8 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
         sys.exit(EXIT_CHECK)
 
 
-@click.command("verify", context_settings=CONTEXT)
+@click.command("verify", context_settings=CONTEXT,
+               short_help="Compile-check a port with nvcc: no MUSA needed.")
 @click.argument("out", type=click.Path(path_type=str))
 @click.option("--nvcc", metavar="PATH", help="The nvcc to use (default: $CUDA_HOME, $CUDA_PATH, "
               "PATH, /usr/local/cuda/bin/nvcc, the nvidia-cuda-nvcc wheel).")

@@ -46,7 +46,8 @@ def check_outputs(**targets: str | None) -> None:
         raise click.UsageError(f"{' and '.join(dashes)} all write to stdout (-); send all but "
                                "one to files")
     for option, path in given.items():
-        check_target(path, option)
+        if option != "--output-format":
+            check_target(path, option)
 
 
 COLOR_MODES = ("auto", "always", "never")
@@ -55,8 +56,7 @@ _color: str | None = None  # the --color of this run (None: not given)
 
 def _set_color(ctx, param, value):
     global _color
-    if value is not None:
-        _color = value
+    _color = value  # None (not given) too: a run in the same process starts afresh
     return value
 
 

@@ -23,8 +23,9 @@ TREE_ONLY = {"report_json": "--report-json", "report_csv": "--report-csv", "sari
 
 
 def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write: bool,
-                  suppressed: Set[str], check: str | None, quiet: bool) -> None:
-    """Port ``opts.src`` (a file). Exit 1 when ``check`` is a level and findings fail it."""
+                  suppressed: Set[str], check: str | None, quiet: bool, fmt: str = "text") -> None:
+    """Port ``opts.src`` (a file). Exit 1 when ``check`` is a level and findings fail it.
+    ``fmt``: how the findings are printed on stderr (text, github or grouped)."""
     from ..report.diff import tree_diff
     from ..tree.result import DiffItem
     from ..tree.single_file import FilePorter
@@ -38,8 +39,10 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
     for w in ported.warnings:
         click.echo(w, err=True)
     shown = [d for d in ported.diagnostics if d.id not in suppressed]
-    if not quiet:
+    if not quiet and fmt == "text":
         echo_findings(finding_line(path, d) for d in shown)
+    elif not quiet and shown:
+        echo_findings(_formatted(path, shown, fmt))
     if diff is not None:
         with open(path, "rb") as fh:
             original = fh.read()
@@ -68,3 +71,12 @@ def _write_if_changed(target: str, data: bytes, mode: int) -> None:
     if not os.path.isdir(folder):
         raise PortError("folder not found", folder)
     write_if_changed(target, data, mode)
+
+
+def _formatted(path: str, shown: list, fmt: str) -> list[str]:
+    """One file's findings as ``--output-format github`` or ``grouped`` prints them."""
+    from ..report.annotations import finding_text, github_line
+
+    if fmt == "grouped":
+        return [f"{path}:", *(f"  {finding_text(d)}" for d in shown)]
+    return [github_line(path, d) for d in shown]

@@ -9,7 +9,7 @@ import click
 from .common import CONTEXT, EXIT_CHECK, fail, split_csv
 
 
-@click.command("rules", context_settings=CONTEXT)
+@click.command("rules", context_settings=CONTEXT, short_help="What a CUDA name maps to, and why.")
 @click.argument("names", nargs=-1)
 @click.option("--list", "list_", is_flag=True, help="List rules (all, or of --family).")
 @click.option("--family", "families", multiple=True, metavar="NAMES",

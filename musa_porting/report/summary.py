@@ -40,8 +40,10 @@ def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
 
 
 def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
-                  report_files: bool = False, max_findings: int = 200) -> None:
-    """A rich summary: tables, colours only on a terminal (rich decides)."""
+                  report_files: bool = False, max_findings: int | None = 200,
+                  notes: bool = False) -> None:
+    """A rich summary: tables, colours only on a terminal (rich decides). The findings
+    are listed up to ``max_findings`` (None: all), notes only with ``notes``."""
     from rich import box
     from rich.table import Table as RichTable
 
@@ -140,8 +142,12 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         for fam, _, _, files in families:
             console.print(f"  {FAMILIES[fam].title}: " + ", ".join(f"{p} ({n})" for p, n in files),
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
-        # Notes (each project-symbol rename) are counted above, listed in the reports.
-        found = [(f, d) for f, d in found if d.check.level != "note"]
+        # Notes (each project-symbol rename) are counted above, listed in the reports
+        # (and here with --verbose).
+        if not notes:
+            found = [(f, d) for f, d in found if d.check.level != "note"]
+        if max_findings is None:
+            max_findings = len(found)
         for f, d in found[:max_findings]:
             console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
                           f"{d.check.level}: {d.message} [{d.id} {d.check.name}]",

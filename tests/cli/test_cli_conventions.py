@@ -179,6 +179,12 @@ def test_shell_completion_as_documented():
     assert "plain,build" in completion("musa-port bu", 1)
     assert "file,./cs" in completion("musa-port ./cs", 1)  # SRC is a path
     assert "plain,--ignore" in completion("musa-port ./csrc --ig", 2)
+    # Before SRC too: the options of a port, not only --version and --help.
+    assert {"plain,--output", "plain,--output-format"} <= set(completion("musa-port --out", 1))
+    # Finding IDs, names and families after explain and --suppress (the last of a list).
+    assert "plain,MP2002" in completion("musa-port explain MP20", 2)
+    assert "plain,warp-size-32" in completion("musa-port explain warp-size", 2)
+    assert "plain,MP2002,MP1002" in completion("musa-port ./csrc --suppress MP2002,MP100", 3)
 
 
 # -- rules --families --family ----------------------------------------------------------
@@ -232,11 +238,11 @@ def test_musa_port_toml_families_and_errors(project):
     assert (project / "csrc_musa/src/a.mu").read_text().startswith("musaMalloc(p, 1);")
     cfg.write_text('ignores = ["mlu"]\n')
     err = cli(project / "csrc", check=2).stderr.strip()
-    assert err == (f"error: {cfg}:1: unknown key 'ignores'; did you mean 'ignore'? (known: ignore, "
-                   "rule, keep, suppress, disable-family, enable-family, check-level, rename-paths)")
+    assert err == (f"error: {cfg}:1: unknown key 'ignores'; did you mean 'ignore'? ('musa-port "
+                   "--show-settings' lists the keys)")
     cfg.write_text('rule = [1]\n')
     assert cli(project / "csrc", check=2).stderr.strip() == \
-        f"error: {cfg}:1: rule must be a list of strings"
+        f"error: {cfg}:1: rule: must be a list of strings"
     cfg.write_text("[broken\n")
     assert cli(project / "csrc", check=2).stderr.startswith(f"error: {cfg}:1:")
     other = project / "other.toml"
