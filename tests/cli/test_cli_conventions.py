@@ -284,15 +284,18 @@ def test_ci_recipe_writes_sarif_on_the_cuda_lines(project):
     [run] = [s["run"] for s in steps if "run" in s and s["run"].startswith("musa-port ")]
     [upload] = [s for s in steps if "upload-sarif" in s.get("uses", "")]
     assert upload["if"] == "always()"  # the upload runs when --check fails the job
+    (project / ".git").mkdir()  # the job's checkout: a repository with csrc/ below its root
     proc = subprocess.run(_argv(run), cwd=project, capture_output=True, text=True)
     assert proc.returncode == 1 and not (project / "csrc_musa").exists()
     sarif = json.loads((project / upload["with"]["sarif_file"]).read_text())
     results = sarif["runs"][0]["results"]
     [res] = [r for r in results if r["ruleId"] == "MP1002"]
     loc = res["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"] == {"uri": "src/a.cu", "uriBaseId": "SRCROOT"}
+    # Relative to the repository's root, where GitHub resolves it.
+    assert loc["artifactLocation"] == {"uri": "csrc/src/a.cu", "uriBaseId": "%SRCROOT%"}
     assert loc["region"]["startLine"] == 2
-    assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/a.mu"
+    assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
+        "csrc_musa/src/a.mu"
 
 
 # -- help -------------------------------------------------------------------------------
