@@ -32,6 +32,10 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
 
     path = opts.src
     ported = FilePorter(opts).port(path)
+    if ported.kind is None and b"\0" not in ported.data:
+        exts = " ".join(e if e.startswith(".") else "." + e for e in opts.extensions)
+        raise PortError(f"not a file musa-port ports (sources: {exts}; Python files; CMake "
+                        "files, Makefiles and scripts that call nvcc): nothing to port", path)
     if output not in (None, "-") and os.path.isdir(output):
         output = os.path.join(output, ported.out_name)  # -o DIR: the file's ported name in it
     if output not in (None, "-") and os.path.exists(output) and os.path.samefile(output, path):

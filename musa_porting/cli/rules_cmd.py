@@ -121,6 +121,11 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
             ctx = related.get(n, (None, []))[1]
             shown = "; in context: " + ", ".join(f"{r.key} -> {r.value}" for r in ctx[:8]) \
                 if ctx else ""
+            if not ctx:
+                from ..rules.lookup import near_names
+
+                near = near_names(n, rs.rules)
+                shown = f"; did you mean {' or '.join(near)}?" if near else ""
             click.echo(f"{n}: no rule{shown}", err=True)
     if missing:
         sys.exit(EXIT_CHECK)

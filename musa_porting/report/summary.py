@@ -21,21 +21,36 @@ from .counts import (
 )
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 link``, ``2 links``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def throughput(r: PortResult) -> str:
+    """``12.3 MB/s``, or nothing when the run read too little for a rate to mean
+    anything (start-up, not reading, is what its time measures)."""
+    if r.bytes_in < 1_000_000 or r.elapsed <= 0:
+        return ""
+    return f"{r.mb_per_s:.1f} MB/s"
+
+
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
     """The one-line total (also what ``-q`` prints)."""
     res = residual_count(r, suppress)
     verb = "would write" if r.dry_run else "written"
     py = by_lang(r, suppress).get("python")
-    python = f"; Python: {py['files']} files, {py['changed']} changed, " \
-             f"{py['findings']} findings" if py else ""
+    python = f"; Python: {plural(py['files'], 'file')}, {py['changed']} changed, " \
+             f"{plural(py['findings'], 'finding')}" if py else ""
     n = len(r.renamed_paths)
-    renamed = f", {n} path{'s' * (n != 1)} renamed" if n else ""
+    renamed = f", {plural(n, 'path')} renamed" if n else ""
+    speed = throughput(r)
     return (
         f"musa-port: {r.ported} ported ({r.changed} changed{python}), {r.copied} copied, "
-        f"{r.symlinks} links, {len(r.ignored)} ignored{renamed}; {r.replacements} replacements, "
-        f"{res} residuals ({pct(rate(r.replacements, res))} converted); "
+        f"{plural(r.symlinks, 'link')}, {len(r.ignored)} ignored{renamed}; "
+        f"{plural(r.replacements, 'replacement')}, {plural(res, 'residual')} "
+        f"({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
-        f"{r.elapsed:.2f}s, {r.mb_per_s:.1f} MB/s -> {r.output}"
+        f"{r.elapsed:.2f}s{', ' + speed if speed else ''} -> {r.output}"
     )
 
 
@@ -77,7 +92,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         ("conversion rate", pct(rate(r.replacements, res))),
         ("would write" if r.dry_run else "written", r.written),
         ("stale removed", len(r.removed)),
-        ("elapsed", f"{r.elapsed:.2f}s ({r.mb_per_s:.1f} MB/s)"),
+        ("elapsed", f"{r.elapsed:.2f}s" + (f" ({throughput(r)})" if throughput(r) else "")),
     ]
     for k, v in rows:
         t.add_row(k, str(v))

@@ -39,6 +39,13 @@ def test_rules_missing_name_exits_1():
     assert proc.returncode == 1 and "cudaDefinitelyNotAThing: no rule" in proc.stderr
 
 
+def test_rules_suggests_the_name_a_typo_meant():
+    proc = run_cli("rules", "cudaMallocc")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("cudaMallocc: no rule; did you mean cudaMalloc")
+    assert "did you mean" not in run_cli("rules", "xyzzyNothingLikeIt").stderr
+
+
 def test_rules_list_a_family():
     data = json.loads(run_cli("rules", "--list", "--family", "macros", "--format", "json",
                               check=0).stdout)
