@@ -102,9 +102,10 @@ def progress_bar(console):
     or TERM=dumb, which promise a terminal no escape codes (a bar moves the cursor)."""
     if not console.is_terminal or color_mode() == "never" or os.environ.get("TERM") == "dumb":
         return None
-    isatty = getattr(console.file, "isatty", None)
-    if isatty is None or not isatty():
-        return None
+    if color_mode() == "always" or os.environ.get("FORCE_COLOR"):
+        isatty = getattr(console.file, "isatty", None)
+        if isatty is None or not isatty():
+            return None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -75,6 +75,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "output": r.output,
         "dry_run": r.dry_run,
         "rules": r.rules,
+        "rule_status": r.rule_status,
         "suppressed": sorted(suppress),
         "totals": {
             "files_scanned": len(r.files),

@@ -12,6 +12,7 @@ from ..tree.result import PortResult
 from .counts import (
     TOP_RULES,
     by_lang,
+    counts_by_id,
     file_residuals,
     findings,
     findings_by_family,
@@ -32,6 +33,18 @@ def throughput(r: PortResult) -> str:
     if r.bytes_in < 1_000_000 or r.elapsed <= 0:
         return ""
     return f"{r.mb_per_s:.1f} MB/s"
+
+
+STATUS_WORDS = {"user": "yours", "project": "the tree's own"}
+
+
+def rules_text(r: PortResult) -> str:
+    """``32,865 rules (10,177 supported, 22,686 unknown, 2 yours)``: what the rules in
+    force are, by status (see ``rules.project.status_counts``)."""
+    order = ("supported", "unknown", "user", "project")
+    parts = [f"{n:,} {STATUS_WORDS.get(s, s)}"
+             for s, n in sorted(r.rule_status.items(), key=lambda x: (order + (x[0],)).index(x[0]))]
+    return f"{r.rules:,} rules" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
@@ -72,7 +85,8 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     found = findings(r, suppress)
     res = residual_count(r, suppress)
     title = "Dry run of" if r.dry_run else "Ported"
-    console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {r.rules} rules")
+    console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {rules_text(r)}",
+                  highlight=False)
 
     t = Table("Totals", show_header=False)
     t.add_column("what")
@@ -97,6 +111,13 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     for k, v in rows:
         t.add_row(k, str(v))
     console.print(t)
+
+    unattested = counts_by_id(r, suppress).get("MP1010", 0)
+    if unattested:
+        console.print(f"{plural(unattested, 'file')} renamed CUDA names to MUSA names of unknown "
+                      "status, which the naming pattern made and no vendor table or source "
+                      "shows: check those first (MP1010 notes; -v lists them)",
+                      markup=False, highlight=False)
 
     kinds = by_lang(r, suppress)
     if len(kinds) > 1 or "python" in kinds:

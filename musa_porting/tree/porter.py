@@ -25,7 +25,7 @@ from dataclasses import replace
 from ..errors import PortError
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
-from ..rules.project import ProjectPlan
+from ..rules.project import ProjectPlan, status_counts
 from ..rules.vocabulary import Vocabulary
 from ..write.commit import commit
 from ..write.fingerprint import options_fingerprint, rule_options, rules_stamp
@@ -158,7 +158,7 @@ class Porter:
             # sight, its collections during the port no longer walk them (and forked
             # workers do not touch their pages for it).
             gc.freeze()
-        result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
+        result.rules, result.rule_status = _rule_counts(planner.rules, old)
         timings.mark("rules compiled")
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
@@ -192,7 +192,7 @@ class Porter:
                 return
             manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
                                 [d.rel for d in dirs], result.rules, rule_options(opts),
-                                project.to_json() if project is not None else {})
+                                project.to_json() if project is not None else {}, result.rule_status)
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
             if _manifest_changed(old, manifest, stale.remove):
                 stager.stage_manifest(manifest)
@@ -297,6 +297,14 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
             continue  # inside the build folder skipped above
         kept.append(e)
     return kept
+
+
+def _rule_counts(rules, old: Manifest) -> tuple[int, dict[str, int]]:
+    """The rules in force and their counts by status; those of the last run when no
+    rule was compiled (a re-run with nothing to port)."""
+    if rules is None:
+        return old.rules, old.rule_status
+    return len(rules.matcher.rules), status_counts(rules.matcher.rules)
 
 
 def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
