@@ -104,3 +104,18 @@ def test_the_usage_page_generates_its_option_lists():
         assert re.search(rf"::: mkdocs-click\n    :module: {module}\n    :command: {command}\n", usage)
     assert "<!-- help: musa_porting.simple_porting -->" in usage
     assert "- mkdocs-click" in MKDOCS and "- docs/hooks.py" in MKDOCS
+
+
+def test_no_text_a_user_reads_cites_a_document_users_do_not_have():
+    """Messages, docs and table sources cite public sources (the vendor's tables and
+    repositories, torch_musa's code) or musa-port's own table, never an internal brief."""
+    cited = []
+    for top in ("musa_porting", "mapping", "docs", "README.md"):
+        paths = [ROOT / top] if (ROOT / top).is_file() else sorted((ROOT / top).rglob("*"))
+        for path in paths:
+            if path.suffix not in (".py", ".json", ".md", ".txt", ".yaml") or not path.is_file():
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if re.search(r"brief(?!-diag|ly)", line, re.I):
+                    cited.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}")
+    assert not cited, "\n".join(cited)
