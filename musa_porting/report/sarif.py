@@ -20,7 +20,7 @@ import os
 from collections.abc import Set
 
 from .. import __version__
-from ..analyze.catalogue.render import help_uri, plain, sarif_help
+from ..analyze.catalogue.render import plain, sarif_help
 from ..analyze.checks import CHECKS, Check
 from ..tree.result import PortResult
 from .counts import findings
@@ -37,8 +37,9 @@ def _uri_base(path: str) -> str:
 
 
 def rule_dict(c: Check) -> dict:
-    """A SARIF rule from the catalogue: the description ``--help-all`` shows, the long
-    help ``musa-port explain`` prints, and the docs page of the finding."""
+    """A SARIF rule from the catalogue: the description ``--help-all`` shows and the long
+    help ``musa-port explain`` prints (no helpUri: the documentation is not published on
+    a site, and a link to a host that does not exist helps nobody)."""
     return {
         "id": c.id,
         "name": c.name,
@@ -46,7 +47,6 @@ def rule_dict(c: Check) -> dict:
         "fullDescription": {"text": plain(f"{c.description} {c.why}".strip())},
         "defaultConfiguration": {"level": c.level},
         "help": sarif_help(c),
-        "helpUri": help_uri(c),
         "properties": {"family": c.family, "tags": [c.family]},
     }
 
@@ -131,7 +131,6 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "tool": {"driver": {
                 "name": "musa-port",
                 "version": __version__,
-                "informationUri": "https://pypi.org/project/musa-port/",
                 "rules": rules,
             }},
             "originalUriBaseIds": {base: {"uri": _uri_base(folder)}

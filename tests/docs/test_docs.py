@@ -119,3 +119,15 @@ def test_no_text_a_user_reads_cites_a_document_users_do_not_have():
                 if re.search(r"brief(?!-diag|ly)", line, re.I):
                     cited.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}")
     assert not cited, "\n".join(cited)
+
+
+def test_the_table_counts_the_docs_give_are_the_tables_by_status():
+    """Where a count of the tables is given, it is given by status, and it is the one
+    coverage.md (generated with the tables) totals."""
+    total = re.search(r"^\| \*\*total\*\* \| \| \*\*(\d+)\*\* \| (\d+) \| (\d+) \| (\d+) \|",
+                      (DOCS / "coverage.md").read_text(encoding="utf-8"), re.M)
+    entries, supported, unknown, unsupported = (f"{int(n):,}" for n in total.groups())
+    for text in (README, (DOCS / "rules.md").read_text(encoding="utf-8")):
+        flat = " ".join(text.split())
+        assert re.search(rf"{entries} (table )?entries \(.*{supported} \*?supported.*{unknown} "
+                         rf"\*?unknown.*{unsupported} \*?unsupported", flat)

@@ -36,6 +36,7 @@ def test_uris_are_relative_to_the_repository_root(repo):
     assert _where(res["locations"][0]) == ("csrc/pytorch/a.cu", "%SRCROOT%")
     assert _where(res["relatedLocations"][0]) == ("csrc_musa/pytorch/a.mu", "%SRCROOT%")
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == repo.resolve().as_uri() + "/"
+    assert "informationUri" not in run["tool"]["driver"]  # no page to point at yet
     # From another folder, the same URIs: they do not depend on where musa-port ran.
     again = sarif_of(repo / "csrc", "-n", cwd=repo.parent)
     assert [_where(r["locations"][0]) for r in again["results"]] == \
