@@ -131,3 +131,20 @@ def test_the_table_counts_the_docs_give_are_the_tables_by_status():
         flat = " ".join(text.split())
         assert re.search(rf"{entries} (table )?entries \(.*{supported} \*?supported.*{unknown} "
                          rf"\*?unknown.*{unsupported} \*?unsupported", flat)
+
+
+def test_the_install_and_ci_lines_can_be_followed_today():
+    """musa-port is not on PyPI yet: the README, the getting-started page and the CI job
+    install from a clone or from the git URL pinned to a commit, and pre-commit pins a
+    commit, not a tag that does not exist."""
+    reports = (DOCS / "reports-and-ci.md").read_text(encoding="utf-8")
+    started = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    for text in (README, reports, started):
+        assert not re.search(r"""pip install ['"]?musa-port(\[\w+\])?(?! @)['"]?(\s|$)""", text)
+    install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert "pip install ./musa-port" in install and "uv tool install" in install
+    urls = re.findall(r"git\+([^\s\"'`]+)", install + reports + started)
+    assert len(urls) >= 5 and all(re.search(r"@(COMMIT|[0-9a-f]{40})$", u) for u in urls), urls
+    for text in (reports, hooks):
+        assert re.search(r"rev: [0-9a-f]{40}", text) and "rev: v0" not in text
