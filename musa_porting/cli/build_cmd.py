@@ -101,7 +101,7 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
     progress = None if quiet else progress_bar(console)
     if progress is not None:
         with progress:
-            task = progress.add_task(title.lower(), total=None)
+            task = progress.add_task(title.lower(), total=0)  # rich 12.0 takes no total=None
             bopts.progress = lambda done, total: progress.update(task, completed=done, total=total)
             result = run()
     else:

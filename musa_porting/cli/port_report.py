@@ -28,7 +28,7 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
     progress = None if console is None else progress_bar(console)
     if progress is not None:
         with progress:
-            task = progress.add_task("porting", total=None)
+            task = progress.add_task("porting", total=0)  # rich 12.0 takes no total=None
             opts.progress = lambda done, total: progress.update(task, completed=done, total=total)
             result = port_tree(opts)
     else:
