@@ -13,6 +13,13 @@ from ..errors import PortError
 CHECK_LEVELS = ("error", "warning")
 
 
+class FolderOrRef(click.ParamType):
+    """``--base-from``: a folder, or a git ref of SRC's repository. In a settings file a
+    folder is relative to the file's folder (as paths are); a ref is read as it is."""
+
+    name = "folder or git ref"
+
+
 def checked_ids(ctx, param, value):
     """``--suppress``: IDs, names or families of findings."""
     if value:
@@ -42,6 +49,16 @@ def checked_arches(ctx, param, value):
         except PortError as exc:
             raise click.BadParameter(str(exc)) from None
     return value
+
+
+def checked_vendor_word(ctx, param, value):
+    """``--vendor-word``: a word of letters (it becomes part of names), lower-cased, or
+    "" to keep NVIDIA."""
+    if value is None:
+        return value
+    if not (value == "" or value.isascii() and value.isalpha()):
+        raise click.BadParameter(f"{value!r} is not a word of letters")
+    return value.lower()
 
 
 def checked_build_args(ctx, param, value):

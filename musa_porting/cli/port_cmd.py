@@ -103,6 +103,7 @@ def port_cmd(ctx: click.Context, **given):
         compile_commands=v["compile_commands"],
         rename_paths=v["rename_paths"] if v["rename_paths"] is not None else True,
         vocab_files=list(v["vocab_files"]),
+        vendor_word=v["vendor_word"],
         python=not v["no_python"],
         launch=list(v["launch"]),
         jobs=v["jobs"],
@@ -113,6 +114,7 @@ def port_cmd(ctx: click.Context, **given):
         force=v["force"],
         wait=v["wait"],
         paranoid=v["paranoid"],
+        base_from=v["base_from"],
     )
     if os.path.isfile(src):
         from .file_mode import TREE_ONLY, port_one_file

@@ -14,10 +14,12 @@ import click
 from .. import __version__
 from .common import color_option
 from .option_values import (
+    FolderOrRef,
     checked_arches,
     checked_build_args,
     checked_ids,
     checked_level,
+    checked_vendor_word,
     complete_ids,
     complete_levels,
 )
@@ -98,6 +100,11 @@ OPTIONS = [
     click.option("--vocab", "vocab_files", multiple=True, metavar="FILE", type=click.Path(path_type=str),
                  help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
                       "to switch a word off (a rule file's 'vocabulary:' section does the same)."),
+    click.option("--vendor-word", "vendor_word", default="musa", show_default=True, metavar="WORD",
+                 callback=checked_vendor_word,
+                 help="The word that replaces NVIDIA in the tree's own names and messages "
+                      "(gpu_info_nvidia -> gpu_info_musa, \"Nvidia GPUs\"): musa, mthreads, "
+                      "moore, ...; an empty word keeps NVIDIA."),
     click.option("--no-python", is_flag=True,
                  help="Copy .py files as they are instead of porting them (torch.cuda -> "
                       "torch.musa, device strings, CUDAExtension -> MUSAExtension, ...)."),
@@ -149,6 +156,10 @@ OPTIONS = [
     click.option("--paranoid", is_flag=True,
                  help="Also compare each input's sha256 with the last run's, not only its size, "
                       "mtime and ctime (for file systems with coarse timestamps)."),
+    click.option("--base-from", "base_from", metavar="OLD_SRC", type=FolderOrRef(),
+                 help="OUT is a port musa-port did not make (torch_musa's SimplePorting, by hand) "
+                      "of OLD_SRC, an older upstream (a folder, or a git ref of SRC's repository): "
+                      "learn its conventions, and merge its hand edits into the port of SRC."),
     click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total."),
     click.option("-v", "--verbose", is_flag=True,
                  help="List every finding (notes too) and the settings file."),

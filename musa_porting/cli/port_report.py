@@ -16,6 +16,7 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
                     build_argv: list[str]) -> None:
     """Port ``opts.src`` (a folder); ``v``: the run's option values (``settings``)."""
     from ..report import counts, summary
+    from ..report.merges import conflict_lines
     from ..tree import timings
     from ..tree.ignores import unmatched
     from ..tree.porter import port_tree
@@ -68,14 +69,22 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
     else:
         summary.print_summary(result, console, suppressed, v["report_files"],
                               max_findings=None if v["verbose"] else 200, notes=v["verbose"])
+    for line in conflict_lines(result):
+        click.echo(line, err=True)
     timings.mark("reports and summary")
     timings.report()
-    if level is not None and counts.check_count(result, suppressed, level):
+    failed = level is not None and counts.check_count(result, suppressed, level)
+    if failed:
         from ..report.locations import shown_path
         from .findings_out import echo_check_failure
 
         failures = counts.check_failures(result, suppressed, level)
         echo_check_failure([(shown_path(opts.src, f.rel), d) for f, d in failures], level)
+    if level is not None and result.conflicted:
+        n = len(result.conflicted)
+        click.echo(f"musa-port: --check failed: {n} output{'s' * (n != 1)} "
+                   f"{'hold' if n != 1 else 'holds'} conflicts (listed above)", err=True)
+    if failed or (level is not None and result.conflicted):
         sys.exit(EXIT_CHECK)
     if v["then_build"] and not opts.dry_run:
         from .build_cmd import build_cmd

@@ -27,6 +27,7 @@ from click.core import ParameterSource
 
 from ..config import Config
 from ..errors import PortError
+from .option_values import FolderOrRef
 from .port_command import OPTIONAL_VALUE
 
 NOT_SETTINGS = frozenset({"help", "help_all", "version", "config_file", "no_config",
@@ -212,9 +213,11 @@ def _convert(ctx: click.Context, cfg: Config, k: Key, v: object) -> object:
         value = k.param.type.convert(v, None, ctx)
     except click.BadParameter as exc:
         raise cfg.error(k.name, exc.message) from None
-    if isinstance(k.param.type, click.Path) and isinstance(value, str) and value != "-" \
-            and not os.path.isabs(value):
-        value = os.path.join(cfg.folder, value)
+    if isinstance(value, str) and value != "-" and not os.path.isabs(value):
+        if isinstance(k.param.type, click.Path):
+            value = os.path.join(cfg.folder, value)
+        elif isinstance(k.param.type, FolderOrRef) and os.path.isdir(os.path.join(cfg.folder, value)):
+            value = os.path.join(cfg.folder, value)
     return value
 
 
