@@ -106,6 +106,7 @@ def test_show_settings_says_where_each_value_came_from(project):
     ('check = "notes"', "check"),
     ("rule = [1]", "rule"),
     ('keep-paths = true\nrename-paths = true', "rename-paths"),
+    ('vendor-word = "moore threads"', "vendor-word"),
 ])
 def test_a_bad_value_names_the_file_the_line_and_the_key(project, body, key):
     settings = write_settings(project, f"wait = 5\n{body}\n")
@@ -122,3 +123,30 @@ def test_unknown_key_suggests_the_near_one(project):
     code, _, err = musa_port_here(project / "csrc")
     assert code == 2
     assert err.startswith(f"error: {settings}:5: unknown key 'ignores'; did you mean 'ignore'?")
+
+
+def test_vendor_word_and_base_from_are_settings(project, monkeypatch):
+    """The options issues 34 and 39 added are settings like the rest: the vendor word
+    renames the tree's own names, and --base-from's folder is relative to the file (a
+    git ref is read as it is)."""
+    (project / "csrc/info.cpp").write_text("bool is_nvidia_gpu() { return true; }\n")
+    (project / "v1").mkdir()
+    settings = write_settings(project, 'vendor-word = "MThreads"\nbase-from = "v1"\n')
+    code, out, err = musa_port_here(project / "csrc", "--show-settings")
+    assert code == 0, err
+    assert 'vendor-word = "mthreads"' in out and f"# {settings}:5" in out
+    assert f'base-from = "{project / "v1"}"' in out
+    write_settings(project, 'base-from = "v1.0"\n')  # no such folder: a git ref
+    assert 'base-from = "v1.0"' in musa_port_here(project / "csrc", "--show-settings")[1]
+
+    seen = {}
+    monkeypatch.setattr("musa_porting.cli.port_report.port_and_report",
+                        lambda opts, *a: seen.setdefault("opts", opts))
+    write_settings(project, 'vendor-word = "mthreads"\nbase-from = "v1"\n')
+    assert musa_port_here(project / "csrc", "-q")[0] == 0
+    assert seen["opts"].vendor_word == "mthreads" and seen["opts"].base_from == str(project / "v1")
+    monkeypatch.undo()
+    write_settings(project, 'vendor-word = "mthreads"\n')
+    code, _, err = musa_port_here(project / "csrc", "-q", "--vendor-word", "moore")  # the line wins
+    assert code == 0, err
+    assert "bool is_moore_gpu()" in (project / "csrc_musa/info.cpp").read_text()
