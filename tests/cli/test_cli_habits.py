@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import make_tree, musa_port_here, run_cli
 
-# A dry run with no default tables: what the --check tests look at (the option, the
-# hazards a port finds without tables) needs none, and loading them is most of a run.
+# A dry run with no default tables: what these tests look at (options, formats, the
+# hazards and names left a port finds without tables) needs none, and loading them is
+# most of a run.
 QUICK = ("-n", "--no-default-rules")
 
 
@@ -63,29 +64,31 @@ def test_verbose_lists_notes_and_the_settings_file(repo):
 
 def test_output_formats(repo, monkeypatch):
     monkeypatch.chdir(repo)
-    code, out, err = musa_port_here("csrc", "-n", "--output-format", "json")
+    (repo / "vocab.json").write_text('{"cuda": "musa"}')  # the tree's own names, with no tables
+    quick = (*QUICK, "--vocab", "vocab.json")
+    code, out, err = musa_port_here("csrc", *quick, "--output-format", "json")
     report = json.loads(out)
     ids = sorted(d["id"] for d in report["diagnostics"])
     assert code == 0 and {"MP1002", "MP2002", "MP1004"} <= set(ids)
     assert "Dry run of" in err  # the summary went to stderr
 
-    code, out, _ = musa_port_here("csrc", "-n", "--output-format", "sarif")
+    code, out, _ = musa_port_here("csrc", *quick, "--output-format", "sarif")
     assert json.loads(out)["version"] == "2.1.0"
 
-    code, out, _ = musa_port_here("csrc", "-n", "--output-format", "github")
+    code, out, _ = musa_port_here("csrc", *quick, "--output-format", "github")
     lines = out.splitlines()
     assert "::warning file=csrc/a.cu,line=1,col=18,title=MP2002 warp-size-32::" in \
         next(ln for ln in lines if "MP2002" in ln)
     assert all(ln.startswith(("::warning ", "::error ")) for ln in lines)  # no notes unless -v
-    code, out, _ = musa_port_here("csrc", "-n", "--output-format", "github", "-v")
+    code, out, _ = musa_port_here("csrc", *quick, "--output-format", "github", "-v")
     assert any(ln.startswith("::notice file=csrc/b.cu,line=1,") for ln in out.splitlines())
 
-    code, out, _ = musa_port_here("csrc", "-n", "--output-format", "grouped")
+    code, out, _ = musa_port_here("csrc", *quick, "--output-format", "grouped")
     blocks = out.strip().split("\n\n")
     assert [b.splitlines()[0] for b in blocks] == ["csrc/a.cu:", "csrc/b.cu:"]
     assert re.match(r"  2:1  MP1002 unknown-cuda-name \(warning, residual\): ", blocks[1].splitlines()[1])
 
-    code, _, err = musa_port_here("csrc", "-n", "--output-format", "json", "--report-json", "-")
+    code, _, err = musa_port_here("csrc", *quick, "--output-format", "json", "--report-json", "-")
     assert code == 2 and "write to stdout" in err
 
 
