@@ -68,7 +68,8 @@ def test_every_port_option_is_a_setting_under_its_own_name(project):
 
 def test_settings_take_effect_and_the_command_line_wins(project):
     write_settings(project, 'arch = ["mp_31"]\njobs = 1\nignore = ["mlu"]\noutput = "out"\n'
-                            'keep-paths = true\nrule = ["rules.json"]\npython = false\n')
+                            'keep-paths = true\nrule = ["rules.json"]\npython = false\n'
+                            'no-default-rules = true\n')  # the tables: only time here
     code, _, err = musa_port_here(project / "csrc", "-q")
     assert code == 0, err
     out = project / "out"  # relative to the settings file's folder
