@@ -10,8 +10,11 @@ import html
 import importlib.util
 import re
 
+import click
 import pytest
 from conftest import ROOT, run_cli
+
+from musa_porting.cli.port_cmd import port_cmd
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
@@ -94,6 +97,18 @@ def test_the_usage_page_has_every_option_of_every_command():
     for option in ("--cuda-dir-path", "--ignore-dir-paths", "--mapping-rule",
                    "--drop-default-mapping", "--mapping-dir-path"):  # python -m ...simple_porting
         assert option in page
+
+
+def test_the_synopsis_names_every_port_option():
+    """The synopsis is written by hand: an option added to the port must be added there."""
+    usage = (DOCS / "usage.md").read_text(encoding="utf-8")
+    synopsis = usage.split("## Synopsis", 1)[1].split("```")[1]
+    options = [p for p in port_cmd.params if isinstance(p, click.Option) and p.name != "help"]
+    assert len(options) > 40
+    missing = [p.opts[-1] for p in options
+               if not any(re.search(rf"(?<![\w-]){o}(?![\w-])", synopsis)
+                          for o in [*p.opts, *p.secondary_opts])]
+    assert not missing, f"not in the usage page's synopsis: {missing}"
 
 
 def test_the_usage_page_generates_its_option_lists():
