@@ -51,7 +51,9 @@ def test_version_short_and_long():
 
 
 def test_verbose_lists_notes_and_the_settings_file(repo):
-    (repo / "pyproject.toml").write_text('[tool.musa-port]\nsuppress = ["MP2002"]\n')
+    (repo / "pyproject.toml").write_text('[tool.musa-port]\nsuppress = ["MP2002"]\n'
+                                         'no-default-rules = true\nvocab = ["vocab.json"]\n')
+    (repo / "vocab.json").write_text('{"cuda": "musa"}')  # the tree's own names, with no tables
     code, out, err = musa_port_here(repo / "csrc", "-n")
     assert code == 0 and "MP1004" in out and "MY_MUSA_CHECK" not in out  # counted, not listed
     code, out, err = musa_port_here(repo / "csrc", "-n", "-v")
