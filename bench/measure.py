@@ -44,7 +44,13 @@ def _rss_kb(pid: int) -> int:
 
 
 def timed(cmd: list[str], cwd: Path | None = None, check: bool = True) -> Sample:
-    """Wall and CPU seconds (all processes) and peak summed RSS (MB) of a command."""
+    """Wall and CPU seconds (all processes) and peak summed RSS (MB) of a command.
+
+    The file system is synced first: the write-back of what the command before wrote,
+    and the freeing of the output it just deleted, are the kernel's work in the next
+    writer's system time, and would be charged to the command timed (cp -r of mmcv's
+    403 files once took 0.15 s of CPU, against 0.06 s for the 2,095 of the corpus)."""
+    os.sync()
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)

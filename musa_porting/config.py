@@ -7,23 +7,12 @@ The nearest one wins, searched from SRC's folder upwards, as ruff does: in one f
 the repository (a folder holding ``.git``), so a settings file in a shared folder
 above a project is never obeyed. A settings file found this way that another user may
 change (owned by someone else than the user running musa-port or root, or writable by
-others) is ignored with a warning: it could inject rules into the ported code. Paths
-in it are relative to its folder. The keys are the command-line options they stand for::
+others) is ignored with a warning: it could inject rules into the ported code.
 
-    [tool.musa-port]
-    ignore = ["common/mlu", "parrots"]      # --ignore
-    rule = ["musa_rules.json"]              # --rule
-    keep = ["cudaLaunchCooperativeKernel"]  # --keep
-    suppress = ["MP2002"]                   # --suppress
-    disable-family = ["nccl"]               # --disable-family
-    enable-family = []                      # --enable-family
-    check-level = "warning"                 # what a bare --check fails on
-    rename-paths = false                    # --keep-paths (true: --rename-paths)
-    vendor-word = "mthreads"                # --vendor-word
-
-Command-line flags win: list values are added to (rule files after the config's, so
-theirs win), a family switched by a flag overrides the config, ``--check=LEVEL``
-overrides ``check-level`` and ``--rename-paths``/``--keep-paths`` ``rename-paths``.
+This module reads the file and knows where each key stands in it; which keys exist and
+what their values mean is the command's business (``cli/settings.py`` derives them
+from the options of ``musa-port``, so that every option is a setting under its own
+name). Paths in the file are relative to its folder.
 """
 
 from __future__ import annotations
@@ -39,39 +28,31 @@ from .safe_open import read_regular
 
 FILE_NAMES = (".musa-port.toml", "pyproject.toml")
 TABLE = "tool.musa-port"
-LIST_KEYS = ("ignore", "rule", "keep", "suppress", "disable-family", "enable-family")
-CHECK_LEVELS = ("error", "warning")
-FLAG_KEYS = ("rename-paths",)
-STRING_KEYS = ("vendor-word",)
-KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS, *STRING_KEYS)
 
 
 @dataclass
 class Config:
-    """The settings of one file (empty when there is none)."""
+    """The settings of one file, as the file gives them (empty when there is none):
+    ``table`` holds the values TOML read, ``lines`` the line of each key."""
 
     path: str | None = None
-    values: dict[str, list[str]] = field(default_factory=dict)
-    check_level: str | None = None
-    flags: dict[str, bool] = field(default_factory=dict)
-    strings: dict[str, str] = field(default_factory=dict)
+    table: dict[str, object] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # settings files passed over, and why
-
-    def flag(self, key: str, default: bool) -> bool:
-        return self.flags.get(key, default)
-
-    def value(self, key: str, default: str) -> str:
-        return self.strings.get(key, default)
 
     @property
     def folder(self) -> str:
         return os.path.dirname(self.path) if self.path else os.getcwd()
 
-    def get(self, key: str) -> list[str]:
-        return list(self.values.get(key, ()))
+    def where(self, key: str) -> str:
+        """``pyproject.toml:12``: where the key is set (the file alone when the line is
+        not known)."""
+        line = self.lines.get(key)
+        return f"{self.path}:{line}" if line else str(self.path)
 
-    def rule_files(self) -> list[str]:
-        return [p if os.path.isabs(p) else os.path.join(self.folder, p) for p in self.get("rule")]
+    def error(self, key: str, message: str) -> PortError:
+        """The one-line error of a bad value: the file, the key's line, the key."""
+        return PortError(f"{key}: {message}", self.path, self.lines.get(key))
 
 
 def _toml():
@@ -154,49 +135,31 @@ def _mentions_table(path: str) -> bool:
     return b"musa-port" in data and _table_of(path, data) is not None
 
 
-def _line_of(text: str, key: str) -> int | None:
-    m = re.search(rf'^[ \t]*"?{re.escape(key)}"?[ \t]*=', text, re.M)
-    return text.count("\n", 0, m.start()) + 1 if m else None
+def _lines_of(text: str, keys, pyproject: bool) -> dict[str, int]:
+    """The line of each key: in a pyproject.toml, from the ``[tool.musa-port]`` header on
+    (a ``name =`` of ``[project]`` is not ours)."""
+    start = 0
+    if pyproject:
+        m = re.search(r'^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*"?musa-port"?[ \t]*\]', text, re.M)
+        start = m.end() if m else 0
+    out = {}
+    for key in keys:
+        m = re.compile(rf'^[ \t]*["\']?{re.escape(key)}["\']?[ \t]*=', re.M).search(text, start)
+        if m:
+            out[key] = text.count("\n", 0, m.start()) + 1
+    return out
 
 
 def load_config(path: str) -> Config:
-    """Read and check one config file (errors name the file and, where known, the line)."""
+    """Read one settings file (errors name the file and, where known, the line)."""
     try:
         data = read_regular(path, follow=True)
     except OSError as exc:
         raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
     table = _table_of(path, data) or {}
     text = data.decode("utf-8")
-    cfg = Config(path)
-    for key, value in table.items():
-        line = _line_of(text, key)
-        if key not in KEYS:
-            import difflib  # only to name a near miss
-
-            near = difflib.get_close_matches(key, KEYS, n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise PortError(f"unknown key {key!r}{hint} (known: {', '.join(KEYS)})", path, line)
-        if key == "check-level":
-            if value not in CHECK_LEVELS:
-                raise PortError(f"check-level must be one of {', '.join(CHECK_LEVELS)}", path, line)
-            cfg.check_level = value
-            continue
-        if key in FLAG_KEYS:
-            if not isinstance(value, bool):
-                raise PortError(f"{key} must be true or false", path, line)
-            cfg.flags[key] = value
-            continue
-        if key in STRING_KEYS:
-            if not isinstance(value, str):
-                raise PortError(f"{key} must be a string", path, line)
-            cfg.strings[key] = value
-            continue
-        if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise PortError(f"{key} must be a list of strings", path, line)
-        cfg.values[key] = value
-    return cfg
+    lines = _lines_of(text, table, os.path.basename(path) == "pyproject.toml")
+    return Config(path, dict(table), lines)
 
 
 def project_config(start: str, explicit: str | None = None, enabled: bool = True) -> Config:

@@ -13,6 +13,7 @@ import os
 
 import click
 
+from . import __version__
 from .cli.common import CONTEXT, split_csv, write_output
 
 
@@ -33,6 +34,7 @@ from .cli.common import CONTEXT, split_csv, write_output
 @click.option("--diff", "diff", is_flag=False, flag_value="-", default=None, metavar="[FILE]",
               help="Print a git-apply-able diff of the changes (--diff=FILE writes it to FILE).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
+@click.version_option(__version__, "-V", "--version", prog_name="musa-converter")
 def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet):
     """Convert PyTorch scripts in place from CUDA to MUSA: torch.cuda -> torch.musa,
     .cuda() -> .musa(), "cuda" devices -> "musa", nccl -> mccl, CUDAExtension ->

@@ -78,6 +78,30 @@ def run_cli(*args, cwd=None, check=None, module="musa_porting", env=None, timeou
     return proc
 
 
+def musa_port_here(*args, cwd=None) -> tuple[int, str, str]:
+    """``musa-port ARGS`` in this process (no interpreter to start: for the many small
+    runs of the CLI tests); returns (exit code, stdout, stderr)."""
+    import contextlib
+    import io
+
+    from musa_porting.cli import cli, run
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace")  # with .buffer
+    err = io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd or here)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            run(cli, [str(a) for a in args], "musa-port")
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    finally:
+        os.chdir(here)
+    out.flush()
+    return code, out.buffer.getvalue().decode("utf-8", "replace"), err.getvalue()
+
+
 def arg(a) -> str | bytes:
     """A command-line argument: bytes as they are, anything else as text."""
     return a if isinstance(a, bytes) else str(a)

@@ -55,7 +55,7 @@ def parse_ids(values: Iterable[str]) -> frozenset[str]:
                 continue
             cid = by_name.get(item, item.upper())
             if cid not in CHECKS:
-                raise PortError(f"unknown diagnostic {item!r} for --suppress; known: "
+                raise PortError(f"unknown diagnostic {item!r}; known: "
                                 + ", ".join(sorted(CHECKS)) + " (or a family: "
                                 + ", ".join(FAMILIES) + ")")
             out.add(cid)

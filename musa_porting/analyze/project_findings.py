@@ -68,6 +68,36 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
     return out
 
 
+UNATTESTED_SHOWN = 8  # names listed in a file's MP1010 note before "and N more"
+
+
+def unattested_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
+    """One MP1010 note per file, at the first rename to a MUSA name of unknown status
+    (a table entry the naming pattern made), listing every such rename of the file."""
+    renames: dict[tuple[str, str], int] = {}
+    first: Edit | None = None
+    for e in edits:
+        rule = e.rule
+        if getattr(rule, "status", None) != "unknown" or getattr(rule, "family", "") == "user":
+            continue
+        if first is None or (e.line, e.column) < (first.line, first.column):
+            first = e
+        renames[(e.old, e.new)] = renames.get((e.old, e.new), 0) + 1
+    if first is None:
+        return []
+    shown = [f"{old} -> {new}" + (f" ({n}x)" if n > 1 else "")
+             for (old, new), n in sorted(renames.items())]
+    more = len(shown) - UNATTESTED_SHOWN
+    listed = ", ".join(shown[:UNATTESTED_SHOWN]) + (f", and {more} more" if more > 0 else "")
+    one = len(renames) == 1
+    what = "1 name renamed to a MUSA name" if one else f"{len(renames)} names renamed to MUSA names"
+    msg = (f"{what} of unknown status (made by the naming pattern; no vendor table or source "
+           f"shows {'it' if one else 'them'}): {listed}; check {'it' if one else 'them'} in "
+           "your MUSA SDK's headers")
+    col = _out_column(first.line, first.column, _growth_by_line(edits))
+    return [Diagnostic("MP1010", first.old, first.line, col, first.line, first.column, msg)]
+
+
 def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
     """MP3104 for each CUDA arch number the port turned into a MUSA one (port/cxx/arch_values.py),
     at its place in the ported file and in the original."""
@@ -81,6 +111,6 @@ def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
         col = _out_column(e.line, e.column, growth)
         out.append(Diagnostic("MP3104", e.old, e.line, col, e.line, e.column,
                               f"CUDA arch {e.old} compared with __CUDA_ARCH__ became MUSA arch "
-                              f"{e.new} (the brief: >= 800 is >= 220, >= 900 is >= 310, below "
+                              f"{e.new} (musa-port's table: >= 800 is >= 220, >= 900 is >= 310, below "
                               f"800 every MUSA arch); {ARCH_NOTE}"))
     return out

@@ -33,7 +33,7 @@ _NAME_THEN_NUMBER = re.compile(rb"\s*([<>]=?|==|!=)\s*\(?\s*(\d+)")
 _NUMBER_THEN_NAME = re.compile(rb"(?<![A-Za-z0-9_.])(\d+)\s*\)?\s*([<>]=?|==|!=)\s*$")
 CURRENT_ARCHES = (800, 860, 890, 900)  # the NVIDIA GPUs code is written for today
 CURRENT_TOOLKITS = (11080, 12000, 12080, 13000)
-MUSA_VERSION = 50200  # the brief's example of a MUSA release number
+MUSA_VERSION = 50200  # an example MUSA release number (MUSA 5.2.0)
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _LEAD = re.compile(rb"[ \t\xef\xbb\xbf]*")
 _DIRECTIVE = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b([^\n]*)")
@@ -49,7 +49,7 @@ def _holds(op: str, a: int, b: int) -> bool:
 @functools.lru_cache(maxsize=256)
 def arch_advice(op: str, number: int) -> tuple[str, str]:
     """What ``__MUSA_ARCH__ op number`` does on MUSA, and the MUSA number that
-    corresponds (the brief's table: sm_80 ~ 220, sm_90 ~ 310)."""
+    corresponds (musa-port's own table: sm_80 ~ 220, sm_90 ~ 310)."""
     values = {a: ARCHES[a].value for a in ("mp_21", "mp_22", "mp_31")}
     true_on = [a for a, v in values.items() if _holds(op, v, number)]  # type: ignore[arg-type]
     if not true_on:

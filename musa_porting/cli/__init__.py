@@ -18,7 +18,7 @@ import sys
 def main(argv=None) -> None:
     """Console entry point."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if args == ["--version"]:
+    if args in (["--version"], ["-V"]):
         from .. import __version__
 
         sys.stdout.write(f"musa-port, version {__version__}\n")

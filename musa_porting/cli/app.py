@@ -21,8 +21,7 @@ from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
 from .port_cmd import port_cmd
 from .port_command import IMPLIED_PORT
 
-COMPLETION = ('Shell completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in '
-              "~/.bashrc (zsh_source, fish_source for zsh and fish).")
+COMPLETION = 'Completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in ~/.bashrc'
 
 
 # The commands besides ``port``, in the order the help lists them: each imported when
@@ -52,23 +51,31 @@ class _DefaultToPort(click.Group):
         return list(NAMES)
 
     def parse_args(self, ctx, args):
-        if args and args[0] not in NAMES and args[0] not in ("--help", "-h", "--version"):
+        if args and args[0] not in NAMES and args[0] not in ("--help", "-h", "--version", "-V"):
             ctx.meta[IMPLIED_PORT] = True
             args = ["port", *args]
         return super().parse_args(ctx, args)
 
     def shell_complete(self, ctx, incomplete):
-        """Command names, and paths: the first argument may be SRC."""
+        """Command names, and paths: the first argument may be SRC; and before it, the
+        options of a port (``musa-port --ch`` -> ``--check``)."""
         items = super().shell_complete(ctx, incomplete)
         if not incomplete.startswith("-"):
             items.append(CompletionItem(incomplete, type="file"))
+            return items
+        have = {item.value for item in items}
+        for param in port_cmd.get_params(ctx):
+            if isinstance(param, click.Option) and not param.hidden:
+                items += [CompletionItem(name, help=param.help)
+                          for name in (*param.opts, *param.secondary_opts)
+                          if name.startswith(incomplete) and name not in have]
         return items
 
     def format_help(self, ctx, formatter):
         port = port_cmd
         with click.Context(port, info_name=ctx.info_name, **port.context_settings) as pctx:
             port.format_help(pctx, formatter)
-        others = [(n, self.get_command(ctx, n).get_short_help_str(70)) for n in LAZY]
+        others = [(n, self.get_command(ctx, n).get_short_help_str(200)) for n in LAZY]
         if others:
             with formatter.section("Other commands (musa-port COMMAND --help)"):
                 formatter.write_dl(others)
@@ -77,7 +84,7 @@ class _DefaultToPort(click.Group):
 
 
 @click.group(cls=_DefaultToPort, context_settings=CONTEXT, invoke_without_command=True)
-@click.version_option(__version__, "--version", prog_name="musa-port")
+@click.version_option(__version__, "-V", "--version", prog_name="musa-port")
 @click.pass_context
 def cli(ctx):
     """musa-port: port CUDA source trees to MUSA."""
@@ -109,6 +116,16 @@ def main(args: list[str]) -> None:
         raise
 
 
+def _option_named(exc: click.BadParameter) -> str:
+    """The option a bad value was given to, as the user types it (``--jobs``)."""
+    param = exc.param
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    if param is not None:
+        return param.human_readable_name
+    return (exc.param_hint or "value").strip("'\"") if isinstance(exc.param_hint, str) else "value"
+
+
 def run(command: click.Command, argv, prog_name: str) -> None:
     """Run a click command as a console script: errors are one line and an exit code
     (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
@@ -126,6 +143,11 @@ def run(command: click.Command, argv, prog_name: str) -> None:
         fail(str(exc), exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.BadParameter as exc:
+        if isinstance(exc, click.MissingParameter):
+            exc.show()
+            sys.exit(EXIT_USAGE)
+        fail(f"{_option_named(exc)}: {exc.message}")  # one line, as a bad value in a file
     except click.ClickException as exc:
         exc.show()
         sys.exit(EXIT_USAGE)

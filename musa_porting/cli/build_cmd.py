@@ -43,7 +43,7 @@ def _build_options(f):
     return f
 
 
-@click.command("build", context_settings=CONTEXT)
+@click.command("build", context_settings=CONTEXT, short_help="Compile a ported tree with mcc (on ninja).")
 @click.argument("out", type=click.Path(path_type=str))
 @click.option("--arch", "arch", multiple=True, metavar="ARCHS",
               help="MUSA arches, comma-separated or repeated: mp_21 (MTT S80/S3000), mp_22 "
@@ -101,7 +101,7 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
     progress = None if quiet else progress_bar(console)
     if progress is not None:
         with progress:
-            task = progress.add_task(title.lower(), total=None)
+            task = progress.add_task(title.lower(), total=0)  # rich 12.0 takes no total=None
             bopts.progress = lambda done, total: progress.update(task, completed=done, total=total)
             result = run()
     else:
@@ -118,7 +118,8 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
         sys.exit(EXIT_CHECK)
 
 
-@click.command("verify", context_settings=CONTEXT)
+@click.command("verify", context_settings=CONTEXT,
+               short_help="Compile-check a port with nvcc: no MUSA needed.")
 @click.argument("out", type=click.Path(path_type=str))
 @click.option("--nvcc", metavar="PATH", help="The nvcc to use (default: $CUDA_HOME, $CUDA_PATH, "
               "PATH, /usr/local/cuda/bin/nvcc, the nvidia-cuda-nvcc wheel).")

@@ -46,7 +46,8 @@ def check_outputs(**targets: str | None) -> None:
         raise click.UsageError(f"{' and '.join(dashes)} all write to stdout (-); send all but "
                                "one to files")
     for option, path in given.items():
-        check_target(path, option)
+        if option != "--output-format":
+            check_target(path, option)
 
 
 COLOR_MODES = ("auto", "always", "never")
@@ -55,8 +56,7 @@ _color: str | None = None  # the --color of this run (None: not given)
 
 def _set_color(ctx, param, value):
     global _color
-    if value is not None:
-        _color = value
+    _color = value  # None (not given) too: a run in the same process starts afresh
     return value
 
 
@@ -73,25 +73,34 @@ def color_mode() -> str:
     return "never" if os.environ.get("NO_COLOR") else "auto"
 
 
+NO_WRAP = 1 << 14  # the width of a console that is not a terminal: lines are never broken
+
+
 def console_for(stderr: bool):
     """The rich console for a command's output: no escape codes at all with ``never``
-    (styles included, not just colours), forced ones with ``always``."""
+    (styles included, not just colours), forced ones with ``always``. Not on a terminal
+    (a pipe, a CI log) no line is wrapped, whatever COLUMNS says: a finding or a path
+    broken at 80 columns defeats grep."""
     from rich.console import Console
 
+    stream = sys.stderr if stderr else sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    wide = {} if isatty is not None and isatty() else {"width": NO_WRAP, "soft_wrap": True}
     mode = color_mode()
     if mode == "never":
-        return Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
+        return Console(stderr=stderr, highlight=False, color_system=None, no_color=True, **wide)
     if mode == "always" or os.environ.get("FORCE_COLOR"):
         # FORCE_COLOR (force-color.org) read here, not left to rich: rich obeys it only
         # from 12.6, and the lowest rich allowed is older.
-        return Console(stderr=stderr, highlight=False, force_terminal=True)
-    return Console(stderr=stderr, highlight=False)
+        return Console(stderr=stderr, highlight=False, force_terminal=True, **wide)
+    return Console(stderr=stderr, highlight=False, **wide)
 
 
 def progress_bar(console):
-    """A progress bar for long runs, on a real terminal only (not when --color=always
-    or FORCE_COLOR forces escape codes into a pipe)."""
-    if not console.is_terminal:
+    """A progress bar for long runs, on a real terminal only: not when --color=always or
+    FORCE_COLOR forces escape codes into a pipe, and not with NO_COLOR (--color never)
+    or TERM=dumb, which promise a terminal no escape codes (a bar moves the cursor)."""
+    if not console.is_terminal or color_mode() == "never" or os.environ.get("TERM") == "dumb":
         return None
     if color_mode() == "always" or os.environ.get("FORCE_COLOR"):
         isatty = getattr(console.file, "isatty", None)
@@ -101,5 +110,3 @@ def progress_bar(console):
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     console=console, transient=True)
-
-

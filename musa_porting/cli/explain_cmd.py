@@ -6,10 +6,12 @@ import click
 
 from ..errors import PortError
 from .common import CONTEXT
+from .option_values import complete_ids
 
 
-@click.command("explain", context_settings=CONTEXT)
-@click.argument("ids", nargs=-1, metavar="[ID|NAME|FAMILY]...")
+@click.command("explain", context_settings=CONTEXT,
+               short_help="What a finding means and what to do.")
+@click.argument("ids", nargs=-1, metavar="[ID|NAME|FAMILY]...", shell_complete=complete_ids)
 @click.option("--markdown", is_flag=True, help="Print Markdown (as the SARIF rules carry it).")
 def explain_cmd(ids, markdown):
     """Explain findings: what each finds, why it matters, an example, what to do instead.

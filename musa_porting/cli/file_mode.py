@@ -23,14 +23,19 @@ TREE_ONLY = {"report_json": "--report-json", "report_csv": "--report-csv", "sari
 
 
 def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write: bool,
-                  suppressed: Set[str], check: str | None, quiet: bool) -> None:
-    """Port ``opts.src`` (a file). Exit 1 when ``check`` is a level and findings fail it."""
+                  suppressed: Set[str], check: str | None, quiet: bool, fmt: str = "text") -> None:
+    """Port ``opts.src`` (a file). Exit 1 when ``check`` is a level and findings fail it.
+    ``fmt``: how the findings are printed on stderr (text, github or grouped)."""
     from ..report.diff import tree_diff
     from ..tree.result import DiffItem
     from ..tree.single_file import FilePorter
 
     path = opts.src
     ported = FilePorter(opts).port(path)
+    if ported.kind is None and b"\0" not in ported.data:
+        exts = " ".join(e if e.startswith(".") else "." + e for e in opts.extensions)
+        raise PortError(f"not a file musa-port ports (sources: {exts}; Python files; CMake "
+                        "files, Makefiles and scripts that call nvcc): nothing to port", path)
     if output not in (None, "-") and os.path.isdir(output):
         output = os.path.join(output, ported.out_name)  # -o DIR: the file's ported name in it
     if output not in (None, "-") and os.path.exists(output) and os.path.samefile(output, path):
@@ -38,8 +43,10 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
     for w in ported.warnings:
         click.echo(w, err=True)
     shown = [d for d in ported.diagnostics if d.id not in suppressed]
-    if not quiet:
+    if not quiet and fmt == "text":
         echo_findings(finding_line(path, d) for d in shown)
+    elif not quiet and shown:
+        echo_findings(_formatted(path, shown, fmt))
     if diff is not None:
         with open(path, "rb") as fh:
             original = fh.read()
@@ -68,3 +75,12 @@ def _write_if_changed(target: str, data: bytes, mode: int) -> None:
     if not os.path.isdir(folder):
         raise PortError("folder not found", folder)
     write_if_changed(target, data, mode)
+
+
+def _formatted(path: str, shown: list, fmt: str) -> list[str]:
+    """One file's findings as ``--output-format github`` or ``grouped`` prints them."""
+    from ..report.annotations import finding_text, github_line
+
+    if fmt == "grouped":
+        return [f"{path}:", *(f"  {finding_text(d)}" for d in shown)]
+    return [github_line(path, d) for d in shown]

@@ -3,7 +3,6 @@ single-file port found. Each line names the CUDA file and line, where the fix go
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
 import click
@@ -35,11 +34,3 @@ def echo_check_failure(failures: list[tuple[str, Diagnostic]], level: str) -> No
     if len(failures) > SHOWN:
         click.echo(f"  ... and {len(failures) - SHOWN} more (--report-json or --sarif lists "
                    "them all)", err=True)
-
-
-def src_path(src: str, rel: str) -> str:
-    """A file of SRC as the user would type it (relative to the working folder when
-    that is shorter)."""
-    path = os.path.join(src, rel)
-    shown = os.path.relpath(path)
-    return shown if not shown.startswith("..") else path

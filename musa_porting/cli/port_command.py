@@ -14,9 +14,10 @@ import click
 
 # Set in the group's context when it inserted ``port`` before the user's arguments.
 IMPLIED_PORT = "musa_port.implied_port"
-# Options whose value is optional (``--check`` or ``--check=warning``): a bare one is
-# given its default value here, so that ``--check ./csrc`` does not take ./csrc as it.
-OPTIONAL_VALUE = {"--check": "--check=", "--diff": "--diff=-"}
+# Options whose value is optional: a bare one is given its default value here, so that
+# ``--check ./csrc`` does not take ./csrc as its value. A next argument that is one of
+# the option's own values is its value: ``--check warning`` as ``--check=warning``.
+OPTIONAL_VALUE = {"--check": ("", ("error", "warning")), "--diff": ("-", ())}
 
 
 class PortContext(click.Context):
@@ -50,15 +51,24 @@ class PortCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         out = []
-        for i, arg in enumerate(args):
+        i = 0
+        while i < len(args):
+            arg = args[i]
             if arg == "--":
                 out += args[i:]
                 break
-            out.append(OPTIONAL_VALUE.get(arg, arg))
+            if arg in OPTIONAL_VALUE:
+                bare, values = OPTIONAL_VALUE[arg]
+                given = i + 1 < len(args) and args[i + 1] in values
+                out.append(f"{arg}={args[i + 1] if given else bare}")
+                i += 2 if given else 1
+                continue
+            out.append(arg)
+            i += 1
         return super().parse_args(ctx, out)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        common, advanced = [], []
+        common, advanced, names = [], [], []
         help_option = self.get_help_option(ctx)
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
@@ -68,6 +78,8 @@ class PortCommand(click.Command):
                 common.append(record)
             else:
                 advanced.append(record)
+                names.append("/".join(o for o in (*param.opts, *param.secondary_opts)
+                                      if o.startswith("--")))
         with formatter.section("Options"):
             formatter.write_dl(common)
         if not advanced:
@@ -81,12 +93,12 @@ class PortCommand(click.Command):
                 formatter.write_dl(help_all_rows())
             return
         with formatter.section("Advanced options (--help-all describes them)"):
-            _write_packed(formatter, [term for term, _ in advanced])
+            _write_packed(formatter, names)
 
 
 def _write_packed(formatter: click.HelpFormatter, items: list[str]) -> None:
     """Comma-separated items in lines that fit, never breaking one (``--no-python``,
-    ``--mapping-dir DIR``) across lines."""
+    ``--rename-paths/--keep-paths``) across lines."""
     indent = " " * formatter.current_indent
     width = max((formatter.width or 80) - formatter.current_indent, 40)
     line = ""

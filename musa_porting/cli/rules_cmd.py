@@ -9,7 +9,7 @@ import click
 from .common import CONTEXT, EXIT_CHECK, fail, split_csv
 
 
-@click.command("rules", context_settings=CONTEXT)
+@click.command("rules", context_settings=CONTEXT, short_help="What a CUDA name maps to, and why.")
 @click.argument("names", nargs=-1)
 @click.option("--list", "list_", is_flag=True, help="List rules (all, or of --family).")
 @click.option("--family", "families", multiple=True, metavar="NAMES",
@@ -64,16 +64,24 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
                 "note": r.note}
 
     if show_families:
-        counts: dict[str, int] = {}
+        counts: dict[str, dict[str, int]] = {}
         for r in rs.rules.values():
-            counts[r.family] = counts.get(r.family, 0) + 1
-        data = [{"family": f, "entries": counts.get(f, 0), "enabled": f not in rs.disabled}
+            by_status = counts.setdefault(r.family, {})
+            by_status[r.status] = by_status.get(r.status, 0) + 1
+        data = [{"family": f, "entries": sum(counts.get(f, {}).values()),
+                 "status": dict(sorted(counts.get(f, {}).items())), "enabled": f not in rs.disabled}
                 for f in sorted(set(rs.families) | set(counts)) if not wanted or f in wanted]
         if fmt == "json":
             click.echo(json.dumps(data, indent=1))
         else:
             for d in data:
-                click.echo(f"{d['family']:<12} {d['entries']:>7}  {'on' if d['enabled'] else 'off'}")
+                status = ", ".join(f"{n} {s}" for s, n in d["status"].items())
+                click.echo(f"{d['family']:<12} {d['entries']:>7}  {'on ' if d['enabled'] else 'off'}"
+                           f"  ({status})")
+            click.echo("supported: a vendor table or torch_musa's code names the MUSA name; "
+                       "unknown: the naming pattern made it, no vendor source shows it (still "
+                       "renamed; MP1010 lists them per file); unsupported: no MUSA equivalent",
+                       err=True)  # stdout stays one line per family
         return
     related: dict[str, tuple[str | None, list]] = {}  # a name with no rule of its own
     if names:
@@ -121,6 +129,11 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
             ctx = related.get(n, (None, []))[1]
             shown = "; in context: " + ", ".join(f"{r.key} -> {r.value}" for r in ctx[:8]) \
                 if ctx else ""
+            if not ctx:
+                from ..rules.lookup import near_names
+
+                near = near_names(n, rs.rules)
+                shown = f"; did you mean {' or '.join(near)}?" if near else ""
             click.echo(f"{n}: no rule{shown}", err=True)
     if missing:
         sys.exit(EXIT_CHECK)

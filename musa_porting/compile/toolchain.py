@@ -60,7 +60,7 @@ def _find(tool: str, explicit: str | None, env: dict[str, str] | None, env_vars:
 
 def find_mcc(explicit: str | None = None, env: dict[str, str] | None = None) -> Toolchain:
     """``--mcc``, then $MUSA_HOME, $MUSA_PATH, the folder above ``which mcc``, then
-    /usr/local/musa (the brief's order)."""
+    /usr/local/musa (where a MUSA toolkit is installed by default)."""
     return _find("mcc", explicit, env, ("MUSA_HOME", "MUSA_PATH"),
                  [("/usr/local/musa/bin/mcc", Path("/usr/local/musa/bin/mcc"))],
                  "Install the MUSA toolkit, set MUSA_HOME, or pass --mcc PATH")

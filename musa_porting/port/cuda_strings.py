@@ -3,7 +3,7 @@
 
 The rules rename identifiers, and messages rename a word standing alone; neither sees
 these, and a port that leaves them loads the CUDA library or reads the CUDA variable at
-run time. Where the MUSA name is attested (the brief's: ``-lmusart -lmusa -lmublas
+run time. Where the MUSA name is attested (``-lmusart -lmusa -lmublas
 -lmudnn -lmccl`` and the other MUSA libraries the build files use, ``MUSA_HOME``,
 ``MUSA_PATH``, ``MUSA_VISIBLE_DEVICES``, ``TORCH_MUSA_ARCH_LIST``) the string is ported;
 the rest is reported (MP1009): a library with no known MUSA name (``libnvrtc.so``), a
@@ -25,7 +25,7 @@ from .cxx import lexer
 
 FAMILY = "strings"
 CHECK = "MP1009"
-# Environment variables whose MUSA name the brief attests.
+# Environment variables whose MUSA name torch_musa uses (MUSA_HOME, TORCH_MUSA_ARCH_LIST).
 ATTESTED_ENV = {**bn.HOME_VARS, "TORCH_CUDA_ARCH_LIST": "TORCH_MUSA_ARCH_LIST"}
 _LIB = re.compile(r"(?P<dir>(?:[^/]*/)*)lib(?P<name>[A-Za-z0-9_-]+?)(?P<ext>\.so(?P<ver>(?:\.\d+)*)|\.a)")
 _ENV = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")

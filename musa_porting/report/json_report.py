@@ -10,7 +10,7 @@ from collections.abc import Set
 
 from .. import __version__
 from ..analyze.catalogue import FAMILIES
-from ..analyze.catalogue.render import help_uri
+from ..analyze.catalogue.render import help_page
 from ..analyze.checks import CHECKS, Check, Diagnostic
 from ..tree.result import FileOutcome, PortResult
 from .counts import (
@@ -75,6 +75,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "output": r.output,
         "dry_run": r.dry_run,
         "rules": r.rules,
+        "rule_status": r.rule_status,
         "suppressed": sorted(suppress),
         "totals": {
             "files_scanned": len(r.files),
@@ -125,7 +126,7 @@ def check_dict(c: Check) -> dict:
     """A finding's entry of the catalogue, as ``musa-port explain`` tells it."""
     return {"name": c.name, "level": c.level, "residual": c.residual,
             "description": c.description, "family": c.family, "device": c.device, "why": c.why,
-            "instead": c.instead, "example": c.example, "fixed": c.fixed, "help_uri": help_uri(c)}
+            "instead": c.instead, "example": c.example, "fixed": c.fixed, "help_uri": help_page(c)}
 
 
 def write_json(r: PortResult, path: str, suppress: Set[str] = frozenset()) -> None:

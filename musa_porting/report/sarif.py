@@ -1,17 +1,30 @@
 """SARIF 2.1.0 for code scanning: one result per finding, located in the ported
 file, with the CUDA source line as a related location (the other way round for a dry
-run, which writes no ported file)."""
+run, which writes no ported file).
+
+Where SRC is in a git work tree, every path inside it is relative to the repository's
+root (uriBaseId ``%SRCROOT%``): GitHub resolves relative URIs from there and ignores
+``uriBaseId``, so ``musa-port ./csrc --sarif`` files its alerts under ``csrc/...``.
+What lies outside it (or everything, outside any repository) is relative to SRC
+(``SRCROOT``) or OUT (``OUTROOT``); ``originalUriBaseIds`` says where each base is.
+A result's fingerprint is its rule, its CUDA file, the text of its CUDA line and how
+many such findings came before it there, not the line's number: an alert stays the
+same alert when lines are inserted above it.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from collections.abc import Set
 
 from .. import __version__
-from ..analyze.catalogue.render import help_uri, plain, sarif_help
+from ..analyze.catalogue.render import plain, sarif_help
 from ..analyze.checks import CHECKS, Check
 from ..tree.result import PortResult
 from .counts import findings
+from .locations import relative_to, repository_root
 from .output import write_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -24,8 +37,9 @@ def _uri_base(path: str) -> str:
 
 
 def rule_dict(c: Check) -> dict:
-    """A SARIF rule from the catalogue: the description ``--help-all`` shows, the long
-    help ``musa-port explain`` prints, and the docs page of the finding."""
+    """A SARIF rule from the catalogue: the description ``--help-all`` shows and the long
+    help ``musa-port explain`` prints (no helpUri: the documentation is not published on
+    a site, and a link to a host that does not exist helps nobody)."""
     return {
         "id": c.id,
         "name": c.name,
@@ -33,9 +47,47 @@ def rule_dict(c: Check) -> dict:
         "fullDescription": {"text": plain(f"{c.description} {c.why}".strip())},
         "defaultConfiguration": {"level": c.level},
         "help": sarif_help(c),
-        "helpUri": help_uri(c),
         "properties": {"family": c.family, "tags": [c.family]},
     }
+
+
+REPO_BASE = "%SRCROOT%"  # GitHub's name for the root of the checkout
+
+
+class _Locations:
+    """Artifact locations: relative to the repository's root where it holds the file,
+    else to SRC or OUT; ``bases`` are the base IDs used, for ``originalUriBaseIds``."""
+
+    def __init__(self, r: PortResult):
+        self.root = repository_root(r.src)
+        self.r = r
+        self.bases: dict[str, str] = {"SRCROOT": r.src, "OUTROOT": r.output}
+
+    def artifact(self, folder: str, rel: str, base: str) -> dict:
+        inner = relative_to(self.root, folder, rel) if self.root else None
+        if inner is not None:
+            self.bases[REPO_BASE] = self.root
+            return {"uri": inner, "uriBaseId": REPO_BASE}
+        self.bases[base] = folder
+        return {"uri": rel, "uriBaseId": base}
+
+
+def _line_texts(src: str, rel: str) -> list[bytes]:
+    """The lines of a CUDA file, for fingerprints (none when it cannot be read now)."""
+    from ..safe_open import read_regular
+
+    try:
+        return read_regular(os.path.join(src, *rel.split("/"))).splitlines()
+    except OSError:
+        return []
+
+
+def _fingerprint(rule: str, path: str, text: bytes, seen: dict[tuple, int]) -> str:
+    """``MP1002:csrc/a.cu:<hash of the line's text>:<occurrence>``."""
+    digest = hashlib.sha256(text.strip()).hexdigest()[:16]
+    key = (rule, path, digest)
+    seen[key] = seen.get(key, 0) + 1
+    return f"{rule}:{path}:{digest}:{seen[key]}"
 
 
 def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
@@ -44,12 +96,19 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     ids = sorted(CHECKS)
     rules = [rule_dict(CHECKS[cid]) for cid in ids]
     results = []
-    for f, d in findings(r, suppress):
+    where = _Locations(r)
+    seen: dict[tuple, int] = {}
+    lines: dict[str, list[bytes]] = {}
+    found = sorted(findings(r, suppress), key=lambda fd: (fd[0].rel, fd[1].src_line, fd[1].src_column))
+    for f, d in found:
         end_col = d.column + len(d.text.encode("utf-8"))
-        ported = {"artifactLocation": {"uri": f.out_rel, "uriBaseId": "OUTROOT"},
+        ported = {"artifactLocation": where.artifact(r.output, f.out_rel, "OUTROOT"),
                   "region": {"startLine": d.line, "startColumn": d.column, "endColumn": end_col}}
-        cuda = {"artifactLocation": {"uri": f.rel, "uriBaseId": "SRCROOT"},
+        cuda = {"artifactLocation": where.artifact(r.src, f.rel, "SRCROOT"),
                 "region": {"startLine": d.src_line, "startColumn": d.src_column}}
+        if f.rel not in lines:
+            lines[f.rel] = _line_texts(r.src, f.rel)
+        text = lines[f.rel][d.src_line - 1] if 0 < d.src_line <= len(lines[f.rel]) else d.text.encode()
         # A dry run (CI) writes no ported file: the result goes where code scanning can
         # show it, on the CUDA line, with the line it would be ported to as related.
         primary, related, what = (cuda, ported, "the ported line (a dry run: not written)") \
@@ -61,7 +120,8 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "message": {"text": d.message},
             "locations": [{"physicalLocation": primary}],
             "relatedLocations": [{"id": 1, "message": {"text": what}, "physicalLocation": related}],
-            "partialFingerprints": {"musaPort/v1": f"{f.rel}:{d.id}:{d.text}:{d.src_line}"},
+            "partialFingerprints": {"musaPort/v2": _fingerprint(
+                d.id, cuda["artifactLocation"]["uri"], text, seen)},
             "properties": {"lang": f.record.lang},
         })
     return {
@@ -71,13 +131,10 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "tool": {"driver": {
                 "name": "musa-port",
                 "version": __version__,
-                "informationUri": "https://pypi.org/project/musa-port/",
                 "rules": rules,
             }},
-            "originalUriBaseIds": {
-                "SRCROOT": {"uri": _uri_base(r.src)},
-                "OUTROOT": {"uri": _uri_base(r.output)},
-            },
+            "originalUriBaseIds": {base: {"uri": _uri_base(folder)}
+                                   for base, folder in sorted(where.bases.items())},
             "results": results,
         }],
     }

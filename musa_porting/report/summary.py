@@ -12,6 +12,7 @@ from ..tree.result import PortResult
 from .counts import (
     TOP_RULES,
     by_lang,
+    counts_by_id,
     file_residuals,
     findings,
     findings_by_family,
@@ -22,27 +23,56 @@ from .counts import (
 from .shared import shared_files_text
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 link``, ``2 links``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def throughput(r: PortResult) -> str:
+    """``12.3 MB/s``, or nothing when the run read too little for a rate to mean
+    anything (start-up, not reading, is what its time measures)."""
+    if r.bytes_in < 1_000_000 or r.elapsed <= 0:
+        return ""
+    return f"{r.mb_per_s:.1f} MB/s"
+
+
+STATUS_WORDS = {"user": "yours", "project": "the tree's own"}
+
+
+def rules_text(r: PortResult) -> str:
+    """``32,865 rules (10,177 supported, 22,686 unknown, 2 yours)``: what the rules in
+    force are, by status (see ``rules.project.status_counts``)."""
+    order = ("supported", "unknown", "user", "project")
+    parts = [f"{n:,} {STATUS_WORDS.get(s, s)}"
+             for s, n in sorted(r.rule_status.items(), key=lambda x: (order + (x[0],)).index(x[0]))]
+    return f"{r.rules:,} rules" + (f" ({', '.join(parts)})" if parts else "")
+
+
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
     """The one-line total (also what ``-q`` prints)."""
     res = residual_count(r, suppress)
     verb = "would write" if r.dry_run else "written"
     py = by_lang(r, suppress).get("python")
-    python = f"; Python: {py['files']} files, {py['changed']} changed, " \
-             f"{py['findings']} findings" if py else ""
+    python = f"; Python: {plural(py['files'], 'file')}, {py['changed']} changed, " \
+             f"{plural(py['findings'], 'finding')}" if py else ""
     n = len(r.renamed_paths)
-    renamed = f", {n} path{'s' * (n != 1)} renamed" if n else ""
+    renamed = f", {plural(n, 'path')} renamed" if n else ""
+    speed = throughput(r)
     return (
         f"musa-port: {r.ported} ported ({r.changed} changed{python}), {r.copied} copied, "
-        f"{r.symlinks} links, {len(r.ignored)} ignored{renamed}; {r.replacements} replacements, "
-        f"{res} residuals ({pct(rate(r.replacements, res))} converted); "
+        f"{plural(r.symlinks, 'link')}, {len(r.ignored)} ignored{renamed}; "
+        f"{plural(r.replacements, 'replacement')}, {plural(res, 'residual')} "
+        f"({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
-        f"{r.elapsed:.2f}s, {r.mb_per_s:.1f} MB/s -> {r.output}"
+        f"{r.elapsed:.2f}s{', ' + speed if speed else ''} -> {r.output}"
     )
 
 
 def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
-                  report_files: bool = False, max_findings: int = 200) -> None:
-    """A rich summary: tables, colours only on a terminal (rich decides)."""
+                  report_files: bool = False, max_findings: int | None = 200,
+                  notes: bool = False) -> None:
+    """A rich summary: tables, colours only on a terminal (rich decides). The findings
+    are listed up to ``max_findings`` (None: all), notes only with ``notes``."""
     from rich import box
     from rich.table import Table as RichTable
 
@@ -56,7 +86,8 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     found = findings(r, suppress)
     res = residual_count(r, suppress)
     title = "Dry run of" if r.dry_run else "Ported"
-    console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {r.rules} rules")
+    console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {rules_text(r)}",
+                  highlight=False)
 
     t = Table("Totals", show_header=False)
     t.add_column("what")
@@ -76,11 +107,18 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         ("conversion rate", pct(rate(r.replacements, res))),
         ("would write" if r.dry_run else "written", r.written),
         ("stale removed", len(r.removed)),
-        ("elapsed", f"{r.elapsed:.2f}s ({r.mb_per_s:.1f} MB/s)"),
+        ("elapsed", f"{r.elapsed:.2f}s" + (f" ({throughput(r)})" if throughput(r) else "")),
     ]
     for k, v in rows:
         t.add_row(k, str(v))
     console.print(t)
+
+    unattested = counts_by_id(r, suppress).get("MP1010", 0)
+    if unattested:
+        console.print(f"{plural(unattested, 'file')} renamed CUDA names to MUSA names of unknown "
+                      "status, which the naming pattern made and no vendor table or source "
+                      "shows: check those first (MP1010 notes; -v lists them)",
+                      markup=False, highlight=False)
 
     kinds = by_lang(r, suppress)
     if len(kinds) > 1 or "python" in kinds:
@@ -144,8 +182,12 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         for fam, _, _, files in families:
             console.print(f"  {FAMILIES[fam].title}: " + ", ".join(f"{p} ({n})" for p, n in files),
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
-        # Notes (each project-symbol rename) are counted above, listed in the reports.
-        found = [(f, d) for f, d in found if d.check.level != "note"]
+        # Notes (each project-symbol rename) are counted above, listed in the reports
+        # (and here with --verbose).
+        if not notes:
+            found = [(f, d) for f, d in found if d.check.level != "note"]
+        if max_findings is None:
+            max_findings = len(found)
         for f, d in found[:max_findings]:
             console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
                           f"{d.check.level}: {d.message} [{d.id} {d.check.name}]",

@@ -33,3 +33,14 @@ def in_context(name: str, rules: Mapping[str, Rule]) -> list[Rule]:
     """The rules whose key holds ``name`` as a whole word (``cutlass::`` for cutlass)."""
     word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
     return sorted((r for k, r in _others(rules).items() if word.search(k)), key=lambda r: r.key)
+
+
+def near_names(name: str, rules: Mapping[str, Rule], n: int = 3) -> list[str]:
+    """Keys spelled almost like ``name`` (``cudaMalloc`` for ``cudaMallocc``): a typo's
+    fix. Only keys of about its length that start alike are compared (the tables hold
+    tens of thousands)."""
+    import difflib
+
+    head = name[:3].lower()
+    pool = [k for k in rules if abs(len(k) - len(name)) <= 3 and k[:3].lower() == head]
+    return difflib.get_close_matches(name, pool, n=n, cutoff=0.8)

@@ -45,6 +45,19 @@ WORD_KINDS = frozenset(("namespace", "class", "struct", "union", "enum", "enumer
                         "typedef", "alias"))
 
 
+def status_counts(rules: Mapping[str, object]) -> dict[str, int]:
+    """How many of the rules in force are of each status: ``supported`` (a vendor table
+    or source names the MUSA name), ``unknown`` (renamed by the naming pattern; no vendor
+    source shows the MUSA name), and the user's (``user``) and the tree's own renames
+    (``project``) apart."""
+    out: dict[str, int] = {}
+    for r in rules.values():
+        family = getattr(r, "family", "")
+        key = family if family in ("user", PROJECT_FAMILY) else getattr(r, "status", "supported")
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
 @dataclass(frozen=True)
 class Site:
     """Where the tree defines a name (the source file, 1-based line and column)."""

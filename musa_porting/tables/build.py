@@ -183,7 +183,7 @@ def _delimited(name: str, item: Item) -> dict[str, Item]:
 
 
 def build_headers(hs: HeaderSet, tables: dict[str, Table], vocab: Vocabulary | None) -> Table:
-    """headers.json: the brief's header names, and every public header of a family
+    """headers.json: the curated header names, and every public header of a family
     whose name carries the family's prefix (``cusolverDn.h -> musolverDn.h``, unknown)."""
     entries: dict[str, Item] = {}
     curated = {i.cuda: i for i in irregular.HEADERS}
@@ -218,12 +218,12 @@ def build_headers(hs: HeaderSet, tables: dict[str, Table], vocab: Vocabulary | N
         entries.update(_delimited(name, _curated_item(item, decl)))
     labels = ", ".join(o for o in hs.origins if hs.versions.get(o)) or "no headers"
     return Table("headers", "Header names, with their include delimiters", "supported",
-                 f"musa-port brief (BRIEF.md: Headers); derived from the family headers in {labels}",
+                 f"{irregular.INCLUDE}; derived from the family headers in {labels}",
                  dict(sorted(entries.items())))
 
 
 def build_macros(decl: Declarations, vocab: Vocabulary | None) -> Table:
-    """The brief's compiler and version macros, and nvcc's (named by the vocabulary
+    """The curated compiler and version macros, and nvcc's (named by the vocabulary
     until the vendor's names replace them)."""
     entries: dict[str, Item] = {}
     for item in irregular.MACROS:
@@ -234,7 +234,7 @@ def build_macros(decl: Declarations, vocab: Vocabulary | None) -> Table:
                                   f"{CURATED}: {item.source}", decl.version(item.cuda),
                                   "MUSA name derived from the CUDA one; not verified", kind="macro")
     return Table("macros", "Compiler and version macros", "supported",
-                 "musa-port brief (docs/BRIEF.md): macros; nvcc, NVRTC and CUDA header "
+                 f"{irregular.GENERAL}: macros; nvcc, NVRTC and CUDA header "
                  "documentation: predefined and user macros", dict(sorted(entries.items())))
 
 
@@ -243,7 +243,7 @@ def build_pytorch(hs: HeaderSet, owned: set[str], vocab: Vocabulary | None,
     """The curated PyTorch names, and the torch headers' names and paths."""
     decl = Declarations()
     entries = {i.cuda: _curated_item(i, decl) for i in irregular.PYTORCH}
-    sources = "musa-port brief (docs/BRIEF.md): PyTorch / torch_musa"
+    sources = f"{irregular.TORCH_MUSA_CODE}: PyTorch / torch_musa names"
     if vocab is not None and vendor is not None and hs.match(["ATen/cuda/*"]):
         entries.update(torch_names(hs, vocab, vendor.attested, owned | set(entries)))
         entries.update(torch_headers(hs, vocab, vendor.attested, vendor.torch_headers))

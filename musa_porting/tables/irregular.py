@@ -7,16 +7,19 @@ headers alone:
 
 - ``PREFIXES``: the prefix pairs themselves, per family (``nccl -> mccl`` and
   ``npp -> mtpp`` are not a ``cu -> mu`` swap);
-- ``FP16_BF16``, ``BRIEF_PREFIX_EXAMPLES``, ``HEADERS``, ``MACROS``, ``NVCC_MACROS``,
+- ``FP16_BF16``, ``PREFIX_NAMES``, ``HEADERS``, ``MACROS``, ``NVCC_MACROS``,
   ``PYTORCH``: whole names;
 - ``VENDOR_EXCEPTIONS``: the few entries of Moore Threads' tables musa-port does not
   follow, each with its reason (everything else the vendor maps wins over the rules).
 
-Every item carries ``source``, one line saying where the fact comes from. "BRIEF"
-is the product brief (``shared/docs/BRIEF.md``, "MUSA facts"), which records names
-as used in Moore Threads' own ports and tables. Items whose ``status`` is not
-``supported`` are plausible but unverified (``unknown``) or known to have no MUSA
-form (``unsupported``, usually without a ``musa`` name: reported, never rewritten).
+Every item carries ``source``, one line saying where the fact comes from, for users
+to check: Moore Threads' own CUDA -> MUSA tables in the torch_musa repository
+(``GENERAL``, ``INCLUDE``, ``DNN``, ``DNN_HEADER``: mapping/*.json there), the names
+torch_musa's own C++ sources use (``TORCH_MUSA_CODE``), its Python package
+(``TORCH_MUSA_PY``), or, where no public source states the name, musa-port's own table
+(``OWN``, saying what the name follows). Items whose ``status`` is not ``supported`` are
+plausible but unverified (``unknown``) or known to have no MUSA form (``unsupported``,
+usually without a ``musa`` name: reported, never rewritten).
 """
 
 from __future__ import annotations
@@ -59,11 +62,15 @@ class Prefix:
     note: str = ""
 
 
-BRIEF = "BRIEF: MUSA facts"
-BRIEF_NAMING = f"{BRIEF}, Naming"
-BRIEF_HEADERS = f"{BRIEF}, Headers"
-BRIEF_MACROS = f"{BRIEF}, Macros"
-BRIEF_TORCH = f"{BRIEF}, PyTorch / torch_musa"
+# Public sources of the curated facts (the repository MooreThreads/torch_musa, whose
+# data the generator reads from --vendor; BSD-3-Clause, see mapping/NOTICE).
+GENERAL = "torch_musa mapping/general.json"
+INCLUDE = "torch_musa mapping/include.json"
+DNN = "torch_musa mapping/dnn-naming.json"
+DNN_HEADER = "torch_musa mapping/dnn-header.json"
+TORCH_MUSA_CODE = "torch_musa's C++ sources"
+TORCH_MUSA_PY = "torch_musa's Python package"
+OWN = "musa-port's own table"
 
 # --------------------------------------------------------------------------------------
 # Prefix rules, per family. Longer prefixes are tried first.
@@ -72,20 +79,20 @@ BRIEF_TORCH = f"{BRIEF}, PyTorch / torch_musa"
 CUDA_RUNTIME = (
     # Any character may follow (cudalibraryHostUniversalFunctionAndDataTable, CUDAlogLevel_enum);
     # a name starting with cuda/CUDA never falls back to the shorter cu/CU rule.
-    Prefix("cuda", "musa", f"{BRIEF_NAMING}: cudaMalloc -> musaMalloc, cudaStream_t -> musaStream_t"),
-    Prefix("CUDA", "MUSA", f"{BRIEF_NAMING}: CUDA_R_16F -> MUSA_R_16F"),
+    Prefix("cuda", "musa", f"{GENERAL}: cudaMalloc -> musaMalloc, cudaStream_t -> musaStream_t"),
+    Prefix("CUDA", "MUSA", f"{GENERAL}: CUDA_R_16F -> MUSA_R_16F"),
 )
 MAKE_CUDA = Prefix(
     "make_cuda", "make_musa", "runtime helper (driver_functions.h): make_cudaExtent; prefix inside the name",
     follow="A-Z", status="unknown",
 )
 CU_DRIVER = (
-    Prefix("cu", "mu", f"{BRIEF_NAMING}: cuLaunchKernel -> muLaunchKernel, cuCtxGetCurrent -> "
+    Prefix("cu", "mu", f"{GENERAL}: cuLaunchKernel -> muLaunchKernel, cuCtxGetCurrent -> "
            "muCtxGetCurrent", follow="A-Za-z"),
-    Prefix("CU", "MU", f"{BRIEF_NAMING}: CUresult -> MUresult, CU_CUBEMAP_FACE_POSITIVE_X -> "
+    Prefix("CU", "MU", f"{GENERAL}: CUresult -> MUresult, CU_CUBEMAP_FACE_POSITIVE_X -> "
            "MU_CUBEMAP_FACE_POSITIVE_X", follow="A-Za-z_"),
 )
-PFN = "PFN_"  # PFN_cuCtxGetCurrent -> PFN_muCtxGetCurrent (BRIEF, Naming): prefix after PFN_
+PFN = "PFN_"  # PFN_cuCtxGetCurrent -> PFN_muCtxGetCurrent (general.json): prefix after PFN_
 
 # The vendor's CUPTI tables trace NVTX calls as MTTX ones
 # (CUPTI_CBID_NVTX_nvtxRangePushA -> MUPTI_CBID_MTTX_mttxRangePushA), and its vocabulary
@@ -98,60 +105,63 @@ PREFIXES: dict[str, tuple[Prefix, ...]] = {
     "runtime": (*CUDA_RUNTIME, MAKE_CUDA),
     "driver": (*CUDA_RUNTIME, *CU_DRIVER),
     "device": (
-        Prefix("make_cu", "make_mu", f"{BRIEF_NAMING}: cuComplex -> muComplex (make_cuComplex)",
+        Prefix("make_cu", "make_mu", f"{GENERAL}: make_cuComplex -> make_muComplex",
                follow="A-Z"),
-        Prefix("cu", "mu", f"{BRIEF_NAMING}: cuComplex -> muComplex (cuCadd, cuCabsf, ...)",
+        Prefix("cu", "mu", f"{GENERAL}: cuComplex -> muComplex (cuCadd, cuCabsf, ...)",
                follow="A-Z"),
     ),
     "fp16_bf16": (
-        Prefix("__nv_", "__mt_", f"{BRIEF_NAMING}: __nv_bfloat16 -> __mt_bfloat16, "
-               "__nv_fp8_e4m3 -> __mt_fp8_e4m3", follow="a-z", status="unknown",
+        Prefix("__nv_", "__mt_", f"{GENERAL}: __nv_bfloat16 -> __mt_bfloat16, "
+               "__nv_bfloat162 -> __mt_bfloat162", follow="a-z", status="unknown",
                note="derived from __nv_bfloat16 -> __mt_bfloat16; not verified"),
-        Prefix("nv_", "mt_", f"{BRIEF_NAMING}: nv_bfloat16 -> mt_bfloat16", follow="a-z",
+        Prefix("nv_", "mt_", f"{GENERAL}: nv_bfloat16 -> mt_bfloat16", follow="a-z",
                status="unknown", note="derived from nv_bfloat16 -> mt_bfloat16; not verified"),
         *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown") for p in CUDA_RUNTIME),
     ),
     "cublas": (
-        Prefix("cublas", "mublas", f"{BRIEF_NAMING}: cublas -> mublas (also cublasLt -> mublasLt)"),
-        Prefix("CUBLAS", "MUBLAS", f"{BRIEF_NAMING}: CUBLAS -> MUBLAS"),
+        Prefix("cublas", "mublas", f"{GENERAL}: cublasSgemm -> mublasSgemm (also "
+               "cublasLt3mMode_t -> mublasLt3mMode_t)"),
+        Prefix("CUBLAS", "MUBLAS", f"{GENERAL}: CUBLAS_STATUS_SUCCESS -> MUBLAS_STATUS_SUCCESS"),
     ),
     "curand": (
-        Prefix("curand", "murand", f"{BRIEF_NAMING}: curand -> murand", bare=True),
-        Prefix("CURAND", "MURAND", f"{BRIEF_NAMING}: curand -> murand (upper case likewise)"),
+        Prefix("curand", "murand", f"{GENERAL}: curand -> murand, curandCreateGenerator -> "
+               "murandCreateGenerator", bare=True),
+        Prefix("CURAND", "MURAND", f"{GENERAL}: CURAND_STATUS_SUCCESS -> MURAND_STATUS_SUCCESS"),
     ),
     "cusparse": (
-        Prefix("cusparse", "musparse", f"{BRIEF_NAMING}: cusparse -> musparse"),
-        Prefix("CUSPARSE", "MUSPARSE", f"{BRIEF_NAMING}: cusparse -> musparse (upper case likewise)"),
+        Prefix("cusparse", "musparse", f"{GENERAL}: cusparseCreate -> musparseCreate"),
+        Prefix("CUSPARSE", "MUSPARSE", f"{GENERAL}: CUSPARSE_STATUS_SUCCESS -> MUSPARSE_STATUS_SUCCESS"),
     ),
     "cufft": (
-        Prefix("cufft", "mufft", f"{BRIEF_NAMING}: cufft -> mufft"),
-        Prefix("CUFFT", "MUFFT", f"{BRIEF_NAMING}: cufft -> mufft (upper case likewise)"),
+        Prefix("cufft", "mufft", f"{GENERAL}: cufftPlan1d -> mufftPlan1d"),
+        Prefix("CUFFT", "MUFFT", f"{GENERAL}: CUFFT_SUCCESS -> MUFFT_SUCCESS"),
         # cudalibxt.h (shipped with cuFFT) names its multi-GPU descriptors cudaXt*/cudaLibXt*.
         *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown",
                  note="cuFFT multi-GPU descriptor (cudalibxt.h); MUSA name not verified")
           for p in CUDA_RUNTIME),
     ),
     "cusolver": (
-        Prefix("cusolver", "musolver", f"{BRIEF_NAMING}: cusolver -> musolver"),
-        Prefix("CUSOLVER", "MUSOLVER", f"{BRIEF_NAMING}: cusolver -> musolver (upper case likewise)"),
+        Prefix("cusolver", "musolver", f"{GENERAL}: cusolverDnCreate -> musolverDnCreate"),
+        Prefix("CUSOLVER", "MUSOLVER", f"{GENERAL}: CUSOLVER_STATUS_SUCCESS -> MUSOLVER_STATUS_SUCCESS"),
         # cusolverDn.h declares CUBLAS_STOREV_* / CUBLAS_DIRECT_*; cusolverMg.h cudaLibMg*.
-        Prefix("CUBLAS", "MUBLAS", f"{BRIEF_NAMING}: CUBLAS -> MUBLAS", status="unknown",
+        Prefix("CUBLAS", "MUBLAS", f"{GENERAL}: CUBLAS_STATUS_SUCCESS -> MUBLAS_STATUS_SUCCESS",
+               status="unknown",
                note="cuBLAS-style name declared by cuSOLVER; MUSA name not verified"),
         *(Prefix(p.cuda, p.musa, p.source, follow=p.follow, status="unknown",
                  note="cuSOLVER multi-GPU grid/descriptor (cudaLibMg*); MUSA name not verified")
           for p in CUDA_RUNTIME),
     ),
     "cudnn": (
-        Prefix("cudnn", "mudnn", f"{BRIEF_NAMING}: cudnn/CUDNN -> mudnn/MUDNN"),
-        Prefix("CUDNN", "MUDNN", f"{BRIEF_NAMING}: cudnn/CUDNN -> mudnn/MUDNN"),
+        Prefix("cudnn", "mudnn", f"{DNN}: cudnnCreate -> mudnnCreate"),
+        Prefix("CUDNN", "MUDNN", f"{DNN}: CUDNN_STATUS_SUCCESS -> MUDNN_STATUS_SUCCESS"),
     ),
     "nccl": (
-        Prefix("nccl", "mccl", f"{BRIEF_NAMING}: nccl/NCCL -> mccl/MCCL"),
-        Prefix("NCCL", "MCCL", f"{BRIEF_NAMING}: nccl/NCCL -> mccl/MCCL"),
+        Prefix("nccl", "mccl", f"{TORCH_MUSA_CODE}: MCCL for NCCL (ProcessGroupMCCL, MCCLComm)"),
+        Prefix("NCCL", "MCCL", f"{TORCH_MUSA_CODE}: MCCL for NCCL (ProcessGroupMCCL, MCCLComm)"),
     ),
     "cupti": (
-        Prefix("cupti", "mupti", f"{BRIEF_NAMING}: cupti/CUPTI -> mupti/MUPTI"),
-        Prefix("CUPTI", "MUPTI", f"{BRIEF_NAMING}: cupti/CUPTI -> mupti/MUPTI"),
+        Prefix("cupti", "mupti", f"{GENERAL}: cupti -> mupti, CUPTI -> MUPTI"),
+        Prefix("CUPTI", "MUPTI", f"{GENERAL}: cupti -> mupti, CUPTI -> MUPTI"),
         Prefix("CUpti", "MUpti", "derived from cupti/CUPTI -> mupti/MUPTI and CU -> MU (CUresult)",
                status="unknown", note="CUpti_* spelling derived from CUPTI -> MUPTI; not verified"),
         # generated_cuda_runtime_api_meta.h / generated_cuda_meta.h: callback parameter
@@ -169,14 +179,16 @@ PREFIXES: dict[str, tuple[Prefix, ...]] = {
         Prefix("NVRTC", None, "no runtime-compilation API is documented for MUSA: reported, not rewritten"),
     ),
     "npp": (
-        Prefix("npp", "mtpp", f"{BRIEF_NAMING}: npp -> mtpp (nppiResize -> mtppiResize)", follow="A-Za-z"),
+        Prefix("npp", "mtpp", f"{GENERAL}: nppAlphaOp -> mtppAlphaOp", follow="A-Za-z"),
         Prefix("Npp", "Mtpp", "derived from npp -> mtpp for the Npp* types (NppiSize)", follow="A-Za-z0-9"),
         Prefix("NPP", "MTPP", "derived from npp -> mtpp for the NPP_* constants", follow="A-Z_0-9"),
     ),
 }
 
-# The brief's one NPP example; the rest of NPP is derived and stays "unknown".
-NPP_SUPPORTED_PREFIX = "nppiResize"  # BRIEF: nppiResize -> mtppiResize
+# The NPP functions the vendor's tables map (general.json:
+# nppiResizeAdvancedGetBufferHostSize_8u_C1R -> mtppiResize...); the rest of NPP is
+# derived and stays "unknown".
+NPP_SUPPORTED_PREFIX = "nppiResize"
 # NPP 13 declares most functions only with the stream-context suffix (nppiResize_8u_C1R_Ctx);
 # NPP <= 12 also had the plain form (nppiResize_8u_C1R), which most existing code calls.
 NPP_LEGACY_NOTE = "form without _Ctx (NPP <= 12), derived from the _Ctx declaration of NPP 13"
@@ -192,51 +204,51 @@ NO_HEADER_NOTES = {"nvtx": "no MTTX header path is known"}
 # --------------------------------------------------------------------------------------
 
 FP16_BF16 = (
-    Name("__nv_bfloat16", "__mt_bfloat16", f"{BRIEF_NAMING}: Types"),
-    Name("nv_bfloat16", "mt_bfloat16", f"{BRIEF_NAMING}: Types"),
-    Name("__nv_bfloat162", "__mt_bfloat162", f"{BRIEF_NAMING}: Types"),
-    Name("nv_bfloat162", "mt_bfloat162", f"{BRIEF_NAMING}: Types (nv_bfloat16 -> mt_bfloat16, pair type)"),
-    Name("__nv_fp8_e4m3", "__mt_fp8_e4m3", f"{BRIEF_NAMING}: Types"),
-    Name("__nv_fp8_e5m2", "__mt_fp8_e5m2", f"{BRIEF_NAMING}: Types (__nv_fp8_e4m3 -> __mt_fp8_e4m3, "
-         "sibling type)"),
+    Name("__nv_bfloat16", "__mt_bfloat16", GENERAL),
+    Name("nv_bfloat16", "mt_bfloat16", GENERAL),
+    Name("__nv_bfloat162", "__mt_bfloat162", GENERAL),
+    Name("nv_bfloat162", "mt_bfloat162", GENERAL),
+    Name("__nv_fp8_e4m3", "__mt_fp8_e4m3", f"{OWN}: MUSA's fp8 types, named as its bf16 types "
+         f"({GENERAL}: __nv_bfloat16 -> __mt_bfloat16)"),
+    Name("__nv_fp8_e5m2", "__mt_fp8_e5m2", f"{OWN}: MUSA's fp8 types, named as its bf16 types "
+         f"({GENERAL}: __nv_bfloat16 -> __mt_bfloat16)"),
 )
-# Names with the nv_ prefix that must keep their names: the fp16 types (BRIEF: __half,
-# half2 keep their names; nv_half is cuda_fp16.h's alias of __half).
+# Names with the nv_ prefix that must keep their names: the fp16 types (__half and half2
+# keep their names on MUSA: the vendor's tables map none of them; nv_half is
+# cuda_fp16.h's alias of __half).
 FP16_KEEP_PATTERN = r"^(?:__)?nv_half"
 
-# Names the brief writes out that no header declares as such: the prefix examples
-# themselves. They are whole identifiers code may use (a wrapper named like the API,
-# a macro), and a user trying the brief's example expects them to port.
-BRIEF_PREFIX_EXAMPLES = {
-    "cublas": (Name("cublasLt", "mublasLt", f"{BRIEF_NAMING}: also cublasLt -> mublasLt"),),
-    "npp": (Name("nppiResize", "mtppiResize", f"{BRIEF_NAMING}: npp -> mtpp (nppiResize -> mtppiResize)",
-                 kind="function",
-                 note="the brief's example; NPP's own functions are nppiResize_<type>_<channels>"),),
+# Prefixes that no header declares as names: whole identifiers code may use (a wrapper
+# named like the API, a macro), named as the vendor's tables name their kin.
+PREFIX_NAMES = {
+    "cublas": (Name("cublasLt", "mublasLt", f"{GENERAL}: cublasLt3mMode_t -> mublasLt3mMode_t"),),
+    "npp": (Name("nppiResize", "mtppiResize", f"{GENERAL}: nppiResizeAdvancedGetBufferHostSize_8u_C1R "
+                 "-> mtppiResizeAdvancedGetBufferHostSize_8u_C1R", kind="function",
+                 note="the prefix of NPP's resize functions (nppiResize_<type>_<channels>)"),),
 }
 
 # Whole names added to a family after its headers are read, by family.
-FAMILY_NAMES = {"fp16_bf16": FP16_BF16, **BRIEF_PREFIX_EXAMPLES}
+FAMILY_NAMES = {"fp16_bf16": FP16_BF16, **PREFIX_NAMES}
 
 HEADERS = (
-    Name("cuda_runtime.h", "musa_runtime.h", BRIEF_HEADERS),
-    Name("cuda_runtime_api.h", "musa_runtime_api.h", BRIEF_HEADERS),
-    Name("cuda.h", "musa.h", BRIEF_HEADERS),
-    Name("cuda_fp16.h", "musa_fp16.h", BRIEF_HEADERS),
-    Name("cuda_bf16.h", "musa_bf16.h", BRIEF_HEADERS),
-    Name("cuda_fp8.h", "musa_fp8.h", BRIEF_HEADERS),
-    Name("cublas_v2.h", "mublas.h", BRIEF_HEADERS, primary=True),  # cublas.h is the legacy API
-    Name("cublas.h", "mublas.h", BRIEF_HEADERS),
-    Name("cublasLt.h", "mublasLt.h", f"{BRIEF_NAMING}: cublasLt -> mublasLt; header named alike"),
-    Name("curand.h", "murand.h", f"{BRIEF_NAMING}: curand -> murand; header named alike"),
-    Name("curand_kernel.h", "murand_kernel.h", BRIEF_HEADERS),
-    Name("cusparse.h", "musparse.h", BRIEF_HEADERS),
-    Name("cufft.h", "mufft.h", BRIEF_HEADERS),
-    Name("cudnn.h", "mudnn.h", BRIEF_HEADERS),
-    Name("nccl.h", "mccl.h", BRIEF_HEADERS),
-    Name("cuComplex.h", "muComplex.h", f"{BRIEF_NAMING}: cuComplex -> muComplex; header named alike"),
-    Name("cupti.h", "mupti.h", f"{BRIEF_NAMING}: cupti -> mupti; header named alike",
-         status="unknown"),
-    Name("npp.h", "mtpp.h", f"{BRIEF_NAMING}: npp -> mtpp; header named alike", status="unknown"),
+    Name("cuda_runtime.h", "musa_runtime.h", INCLUDE),
+    Name("cuda_runtime_api.h", "musa_runtime_api.h", INCLUDE),
+    Name("cuda.h", "musa.h", INCLUDE),
+    Name("cuda_fp16.h", "musa_fp16.h", INCLUDE),
+    Name("cuda_bf16.h", "musa_bf16.h", INCLUDE),
+    Name("cuda_fp8.h", "musa_fp8.h", f"{OWN}: named as cuda_fp16.h -> musa_fp16.h ({INCLUDE})"),
+    Name("cublas_v2.h", "mublas.h", INCLUDE, primary=True),  # cublas.h is the legacy API
+    Name("cublas.h", "mublas.h", INCLUDE),
+    Name("cublasLt.h", "mublasLt.h", INCLUDE),
+    Name("curand.h", "murand.h", INCLUDE),
+    Name("curand_kernel.h", "murand_kernel.h", INCLUDE),
+    Name("cusparse.h", "musparse.h", INCLUDE),
+    Name("cufft.h", "mufft.h", INCLUDE),
+    Name("cudnn.h", "mudnn.h", DNN_HEADER),
+    Name("nccl.h", "mccl.h", f"{OWN}: named as the library ({TORCH_MUSA_CODE}: MCCL for NCCL)"),
+    Name("cuComplex.h", "muComplex.h", INCLUDE),
+    Name("cupti.h", "mupti.h", INCLUDE, status="unknown"),
+    Name("npp.h", "mtpp.h", INCLUDE, status="unknown"),
     # NVTX before CUDA 12 lived at the top of the include folder.
     Name("nvToolsExt.h", None, "NVTX v2 header path (CUDA <= 11)", status="unsupported",
          note="no MTTX header path is known"),
@@ -247,13 +259,15 @@ HEADERS = (
 )
 VERSION_NOTE = "version values differ: CUDA 12080 vs MUSA 50200; comparisons change meaning"
 MACROS = (
-    Name("__CUDACC__", "__MUSACC__", BRIEF_MACROS, primary=True),  # over the nvcc-only __NVCC__
-    Name("__NVCC__", "__MUSACC__", BRIEF_MACROS),
-    Name("__CUDA_ARCH__", "__MUSA_ARCH__", BRIEF_MACROS,
+    Name("__CUDACC__", "__MUSACC__", GENERAL, primary=True),  # over the nvcc-only __NVCC__
+    Name("__NVCC__", "__MUSACC__", f"{OWN}: nvcc's own macro; MUSA's compiler defines "
+         f"__MUSACC__ ({GENERAL}: __CUDACC__ -> __MUSACC__)"),
+    Name("__CUDA_ARCH__", "__MUSA_ARCH__", GENERAL,
          note="values 210/220/310 (mp_21/mp_22/mp_31): CUDA `>= 800` ~ `>= 220`, "
          "`>= 900` ~ `>= 310`; comparisons change meaning"),
-    Name("CUDART_VERSION", "MUSART_VERSION", BRIEF_MACROS, note=VERSION_NOTE),
-    Name("CUDA_VERSION", "MUSA_VERSION", BRIEF_MACROS, note=VERSION_NOTE),
+    Name("CUDART_VERSION", "MUSART_VERSION", GENERAL, note=VERSION_NOTE),
+    Name("CUDA_VERSION", "MUSA_VERSION", f"{TORCH_MUSA_CODE}: MUSA_VERSION (torch_musa/csrc/core/Module.cpp)",
+         note=VERSION_NOTE),
 )
 
 NVCC_DOC = "nvcc documentation (CUDA Compiler Driver NVCC), NVCC predefined macros"
@@ -285,22 +299,24 @@ NVCC_MACROS = (
 
 # PyTorch names the torch headers' scan does not give: qualified namespaces, the device
 # type (declared in c10/core), Tensor/Device methods, the Python extension class.
-TORCH_MUSA_KMUSA = ("current torch_musa: at::musa::kMUSA, exported as at::kMUSA "
-                    "(attested_names.tsv); DeviceType::PrivateUse1 is what it stands for")
+TORCH_MUSA_KMUSA = (f"{TORCH_MUSA_CODE}: at::musa::kMUSA, exported as at::kMUSA; "
+                    "DeviceType::PrivateUse1 is what it stands for")
 PYTORCH = (
-    Name("at::cuda", "at::musa", BRIEF_TORCH),
-    Name("c10::cuda", "c10::musa", BRIEF_TORCH),
-    Name(".is_cuda()", ".is_musa()", f"{BRIEF_TORCH}: Tensor::is_musa() / Device::is_musa() "
-         "(is_musa in attested_names.tsv)", kind="name"),
-    Name("->is_cuda()", "->is_musa()", f"{BRIEF_TORCH}: the same method through a pointer",
+    Name("at::cuda", "at::musa", f"{TORCH_MUSA_CODE}: namespace musa in at and c10 "
+         "(torch_musa/csrc/aten/musa, torch_musa/csrc/core)"),
+    Name("c10::cuda", "c10::musa", f"{TORCH_MUSA_CODE}: namespace musa in at and c10 "
+         "(torch_musa/csrc/aten/musa, torch_musa/csrc/core)"),
+    Name(".is_cuda()", ".is_musa()", f"{TORCH_MUSA_CODE}: Tensor::is_musa() / Device::is_musa()",
          kind="name"),
-    Name("at::kCUDA", "at::kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}", primary=True),
-    Name("c10::kCUDA", "at::kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}",
-         note="kMUSA is exported into at, not c10"),
-    Name("kCUDA", "kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}", kind="constant"),
-    Name("DeviceType::CUDA", "DeviceType::PrivateUse1", f"{BRIEF_TORCH}: kMUSA stands for "
+    Name("->is_cuda()", "->is_musa()", f"{TORCH_MUSA_CODE}: the same method through a pointer",
+         kind="name"),
+    Name("at::kCUDA", "at::kMUSA", TORCH_MUSA_KMUSA, primary=True),
+    Name("c10::kCUDA", "at::kMUSA", TORCH_MUSA_KMUSA, note="kMUSA is exported into at, not c10"),
+    Name("kCUDA", "kMUSA", TORCH_MUSA_KMUSA, kind="constant"),
+    Name("DeviceType::CUDA", "DeviceType::PrivateUse1", f"{TORCH_MUSA_CODE}: kMUSA stands for "
          "DeviceType::PrivateUse1; there is no DeviceType::MUSA"),
-    Name("CUDAExtension", "MUSAExtension", BRIEF_TORCH, note="from torch_musa.utils.musa_extension"),
+    Name("CUDAExtension", "MUSAExtension", f"{TORCH_MUSA_PY}: torch_musa.utils.musa_extension",
+         note="from torch_musa.utils.musa_extension"),
 )
 
 # --------------------------------------------------------------------------------------
@@ -311,8 +327,8 @@ VENDOR_EXCEPTIONS = {
     "#ifdef CUDART_VERSION": "torch_musa's build hack to drop CUDA-only blocks of PyTorch: in "
                              "user code it would delete code silently; the vendor's own "
                              "CUDART_VERSION -> MUSART_VERSION applies instead",
-    "CUDA_VERSION": "torch_musa's own code uses MUSA_VERSION (attested_names.tsv), the brief "
-                    "maps CUDA_VERSION -> MUSA_VERSION; MUSA_COMP_VERSION is not attested",
+    "CUDA_VERSION": "torch_musa's own C++ sources use MUSA_VERSION (attested_names.tsv), so "
+                    "CUDA_VERSION -> MUSA_VERSION; MUSA_COMP_VERSION is not attested",
     "cuda": "the bare word: libcu++'s namespace (cuda::std) keeps its name and folder names "
             "must not change; the qualified at::cuda / c10::cuda are ported",
     "cu": "a two-letter word, not an API name (a variable named cu, cu_seqlens); the "
@@ -322,10 +338,11 @@ VENDOR_EXCEPTIONS = {
           "table key it would rewrite every URL and path holding it "
           "(docs.nvidia.com/cupti/...)" for w in ("cupti", "CUPTI", "cubin", "curand")},
 }
-# libcu++ (CCCL) internals keep their names: the brief's cub/thrust rule.
+# libcu++ (CCCL) internals keep their names, as cub and thrust do.
 VENDOR_EXCEPTION_PATTERNS = (
     (r"^_LIBCUDACXX", "libcu++ (CCCL) internals keep their names on MUSA, like cub and "
-                      "thrust (brief: Libraries beside the runtime)"),
+                      "thrust (musa-port's own table: the vendor's tables map no cub::, "
+                      "thrust:: or CUB_ name)"),
 )
 
 # --------------------------------------------------------------------------------------

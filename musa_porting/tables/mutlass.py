@@ -11,18 +11,17 @@ key ``cutlass`` would also rewrite URLs and paths (``github.com/NVIDIA/cutlass``
 ``cutlass_kernel``) are project symbols: the vocabulary has CUTLASS and CUTE.
 
 Not covered: arch-specific CUTLASS/CuTe code (SM80 ``cp.async``, SM90 TMA,
-``warpgroup_*``, GMMA atoms) keeps its names and has no 1:1 MUSA counterpart (the
-brief: hand work).
+``warpgroup_*``, GMMA atoms) keeps its names and has no 1:1 MUSA counterpart: hand
+work.
 """
 
 from __future__ import annotations
 
-from .irregular import BRIEF, Name
+from .irregular import Name
 from .model import Item, Table
 
 FAMILY = "mutlass"
-SOURCE = (f"{BRIEF}, Libraries beside the runtime: MUTLASS is Moore Threads' CUTLASS "
-          "(public repository MooreThreads/mutlass)")
+SOURCE = "MooreThreads/mutlass: MUTLASS is Moore Threads' CUTLASS, MuTe its CuTe"
 
 NAMES = (
     Name("cutlass::", "mutlass::", SOURCE, kind="name"),
@@ -34,7 +33,7 @@ NAMES = (
     *(Name(f"{q}{lib}/", f"{q}{mu}/", SOURCE, kind="header")
       for lib, mu in (("cutlass", "mutlass"), ("cute", "mute")) for q in "<\""),
     # The one header named after the library (a whole include target wins over the
-    # folder's key): named alike in MUTLASS, as the brief's cutlass -> mutlass.
+    # folder's key): named alike in MUTLASS, as cutlass -> mutlass.
     *(Name(f"{o}cutlass/cutlass.h{c}", f"{o}mutlass/mutlass.h{c}", SOURCE, status="unknown",
            note="named like the library, as cutlass -> mutlass; not verified", kind="header")
       for o, c in ("<>", '""')),
@@ -49,5 +48,5 @@ def build_mutlass() -> Table:
     entries = {n.cuda: Item(n.musa, n.status, f"curated: {n.source}", None, n.note, n.primary,
                             n.kind) for n in NAMES}
     return Table(FAMILY, "MUTLASS (Moore Threads' CUTLASS) and MuTe (CuTe)", "supported",
-                 "musa-port brief (BRIEF.md: Libraries beside the runtime): MUTLASS",
+                 "MooreThreads/mutlass: MUTLASS",
                  dict(sorted(entries.items())))

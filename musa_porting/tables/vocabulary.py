@@ -1,5 +1,5 @@
 """Derive the name-part vocabulary (``mapping/vocabulary.json``) from Moore Threads'
-own mapping tables, plus the words the brief names.
+own mapping tables, plus the words other public sources name (``NAMED_WORDS``).
 
 Every CUDA -> MUSA pair of the vendor's tables is split into name parts; where the
 two names differ only in some parts, each differing pair of parts is a candidate
@@ -30,17 +30,21 @@ VENDOR_TABLES = ("general", "extra", "dnn-naming", "include", "dnn-header")
 MIN_NAMES = 3
 MIN_LENGTH = 4
 
-# Words the vendor's tables do not spell out, from the brief (MUSA naming facts):
+# Words the vendor's tables do not spell out as a word, from other public sources:
 # (MUSA word, source, whole part only).
-BRIEF_WORDS = {
-    "NCCL": ("MCCL", "brief: nccl/NCCL -> mccl/MCCL", False),
-    "CUDNN": ("MUDNN", "brief: cudnn/CUDNN -> mudnn/MUDNN", False),
-    "CUTLASS": ("MUTLASS", "brief: MUTLASS is Moore Threads' CUTLASS (cutlass:: -> mutlass::)",
-                False),
+NAMED_WORDS = {
+    "NCCL": ("MCCL", "torch_musa's C++ sources: MCCL for NCCL (ProcessGroupMCCL, MCCLComm)",
+             False),
+    "CUDNN": ("MUDNN", "vendor dnn-naming.json: cudnnCreate -> mudnnCreate, "
+              "CUDNN_STATUS_SUCCESS -> MUDNN_STATUS_SUCCESS", False),
+    "CUTLASS": ("MUTLASS", "MooreThreads/mutlass: MUTLASS is Moore Threads' CUTLASS "
+                "(cutlass:: -> mutlass::)", False),
     # A whole part only: EXECUTE, cuter and execute hold the letters.
-    "CUTE": ("MUTE", "brief: MUTLASS's CuTe is MuTe (cute:: -> mute::, CUTE_* -> MUTE_*)", True),
-    "NVCC": ("MCC", "brief: mcc replaces nvcc", False),
-    "NPP": ("MTPP", "brief: npp -> mtpp (nppiResize -> mtppiResize)", False),
+    "CUTE": ("MUTE", "MooreThreads/mutlass: MuTe is its CuTe (cute:: -> mute::, CUTE_* -> "
+             "MUTE_*)", True),
+    "NVCC": ("MCC", "musa-port's own table: mcc is MUSA's compiler driver, where CUDA has nvcc",
+             False),
+    "NPP": ("MTPP", "vendor general.json: nppAlphaOp -> mtppAlphaOp", False),
 }
 
 # Inner words of the vendor's tables below MIN_NAMES that every name holding them
@@ -139,7 +143,7 @@ def derive(vendor: Path) -> dict[str, dict[str, object]]:
         words[cuda] = {"musa": musa, "source": f"{cuda} abbreviates {via} in communication "
                        "libraries (num_nvl_bytes, NUM_MAX_NVL_PEERS), renamed as "
                        f"{sources[via]}", "whole": whole}
-    for cuda, (musa, source, whole) in BRIEF_WORDS.items():
+    for cuda, (musa, source, whole) in NAMED_WORDS.items():
         words.setdefault(cuda, {"musa": musa, "source": source, **({"whole": True} if whole else {})})
     return dict(sorted(words.items()))
 

@@ -85,7 +85,7 @@ def parse_arches(values: Sequence[str]) -> tuple[str, ...]:
                 continue
             arch = item if item.startswith("mp_") else "mp_" + item
             if arch not in MUSA_ARCHES:
-                raise PortError(f"--arch {item}: expected one of " + ", ".join(MUSA_ARCHES))
+                raise PortError(f"{item}: expected one of " + ", ".join(MUSA_ARCHES))
             if arch not in out:
                 out.append(arch)
     return tuple(out) or ("mp_22",)

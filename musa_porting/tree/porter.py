@@ -27,7 +27,7 @@ from ..merge.base_from import saved_conventions
 from ..merge.run import MergeRun, with_commit
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
-from ..rules.project import ProjectPlan
+from ..rules.project import ProjectPlan, status_counts
 from ..rules.vocabulary import Vocabulary
 from ..write.commit import commit
 from ..write.fingerprint import options_fingerprint, rule_options, rules_stamp
@@ -167,7 +167,7 @@ class Porter:
             # sight, its collections during the port no longer walk them (and forked
             # workers do not touch their pages for it).
             gc.freeze()
-        result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
+        result.rules, result.rule_status = _rule_counts(planner.rules, old)
         timings.mark("rules compiled")
         result.project = project
         # New bytes go straight to temp files beside their outputs while planning runs
@@ -306,6 +306,14 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
     return kept
 
 
+def _rule_counts(rules, old: Manifest) -> tuple[int, dict[str, int]]:
+    """The rules in force and their counts by status; those of the last run when no
+    rule was compiled (a re-run with nothing to port)."""
+    if rules is None:
+        return old.rules, old.rule_status
+    return len(rules.matcher.rules), status_counts(rules.matcher.rules)
+
+
 def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Entry],
               result: PortResult, opts: PortOptions, project: ProjectPlan | None,
               merging: MergeRun) -> Manifest:
@@ -313,7 +321,7 @@ def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Ent
     the bases of packs mostly dead moved to this run's)."""
     return Manifest(src, fingerprint, merging.repack({p.out_rel: p.record for p in planned}),
                     [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), src),
-                    project.to_json() if project is not None else {})
+                    project.to_json() if project is not None else {}, result.rule_status)
 
 
 def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:

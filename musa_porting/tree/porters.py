@@ -14,7 +14,7 @@ from collections.abc import Callable
 from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
-from ..analyze.project_findings import arch_findings, project_findings
+from ..analyze.project_findings import arch_findings, project_findings, unattested_findings
 from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
 from ..analyze.suppress import unsuppressed
@@ -50,6 +50,8 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
     if rules.strings is not None:
         found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)
     found += arch_findings(ported.edits)
+    if not ctx.reverse:
+        found += unattested_findings(ported.edits)
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return Ported(ported.data, ported.edits, ported.warnings, found, ported.by_family(),
                   ported.by_rule(), dropped)

@@ -59,6 +59,7 @@ class PortResult:
     bytes_in: int = 0
     elapsed: float = 0.0
     rules: int = 0
+    rule_status: dict[str, int] = field(default_factory=dict)  # rules.project.status_counts
     dry_run: bool = False
     diff_items: list[DiffItem] = field(default_factory=list)
     project: ProjectPlan | None = None  # the tree's own names renamed (or colliding)

@@ -116,6 +116,7 @@ class Manifest:
     options: dict = field(default_factory=dict)
     # The project-symbol plan of the run (rules/project.ProjectPlan.to_json).
     project: dict = field(default_factory=dict)
+    rule_status: dict = field(default_factory=dict)  # the rules by status (status_counts)
     # Why a manifest that is there could not be used ("" when absent or read): every
     # output then looks like the user's, and an error must say why.
     problem: str = ""
@@ -140,6 +141,7 @@ class Manifest:
             "rules": self.rules,
             "options": self.options,
             "project": self.project,
+            "rule_status": self.rule_status,
         }
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
         yield dumps(head)[:-1] + ',"files":{\n'
@@ -230,7 +232,8 @@ def _load(out_dir: str, name: str) -> Manifest:
         bad += [d if isinstance(d, str) else repr(d) for d in dirs if not inside_rel(d)]
         found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                          [d for d in dirs if inside_rel(d)], data.get("rules", 0),
-                         data.get("options", {}), data.get("project", {}))
+                         data.get("options", {}), data.get("project", {}),
+                         data.get("rule_status", {}))
         if bad:
             shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more"
                                                            if len(bad) > 5 else "")
@@ -265,7 +268,7 @@ def _cache(out_dir: str, raw: bytes, m: Manifest) -> None:
     rows = list(map(attrgetter(*_RECORD_FIELDS), m.files.values()))
     manifest_cache.save(out_dir, raw, _RECORD_FIELDS, len(rows),
                         ((m.src, m.fingerprint), list(m.files), rows,
-                         (m.dirs, m.rules, m.options, m.project)))
+                         (m.dirs, m.rules, m.options, m.project, m.rule_status)))
 
 
 def _from_cache(content: tuple) -> Manifest:

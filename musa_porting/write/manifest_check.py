@@ -103,9 +103,14 @@ def project_ok(plan: Any) -> bool:
     return True
 
 
+def _counts_ok(counts: object) -> bool:
+    return type(counts) is dict and all(type(n) is int for n in counts.values())
+
+
 def head_ok(data: dict) -> bool:
     """The manifest's own fields (not its records)."""
     return (type(data.get("src", "")) is str and type(data.get("fingerprint", "")) is str
             and type(data.get("dirs", [])) is list and type(data.get("rules", 0)) is int
             and type(data.get("options", {})) is dict and project_ok(data.get("project", {}))
+            and _counts_ok(data.get("rule_status", {}))
             and type(data.get("files", {})) is dict)

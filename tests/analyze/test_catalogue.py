@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, make_tree, run_cli
 
 from musa_porting.analyze.catalogue import CHECKS, FAMILIES, pages
-from musa_porting.analyze.catalogue.render import DOCS_URL, explain_text, plain
+from musa_porting.analyze.catalogue.render import explain_text, help_page, plain
 
 KERNEL = """\
 #define WARP_SIZE 32
@@ -44,13 +44,15 @@ def test_the_findings_pages_are_the_catalogue():
         assert f"](docs/findings/{key}.md)" in readme, key
 
 
-def test_every_help_uri_names_a_page_and_an_anchor_of_the_site():
-    """SARIF's helpUri is the site's URL of the family page, at the ID's anchor."""
-    site_url = re.search(r"^site_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(), re.M).group(1)
-    assert DOCS_URL == site_url.rstrip("/") + "/findings/"
+def test_every_help_link_names_a_page_and_an_anchor_that_exist():
+    """explain's "More:" and the JSON report's help_uri name the family's page in the
+    repository, at the ID's anchor; no link leads to a host that does not exist."""
     for c in CHECKS.values():
-        page = (ROOT / "docs" / "findings" / f"{c.family}.md").read_text(encoding="utf-8")
-        assert re.search(rf"^## {c.id} {c.name} {{#{c.id.lower()}}}$", page, re.M), c.id
+        path, anchor = help_page(c).split("#")
+        page = (ROOT / path).read_text(encoding="utf-8")
+        assert re.search(rf"^## {c.id} {c.name} {{#{anchor}}}$", page, re.M), c.id
+        assert f"More: {help_page(c)} " in explain_text(c)
+    assert "site_url" not in (ROOT / "mkdocs.yml").read_text()
 
 
 def test_help_all_and_sarif_rules_carry_the_same_text(tmp_path):
@@ -66,7 +68,7 @@ def test_help_all_and_sarif_rules_carry_the_same_text(tmp_path):
         assert short == plain(c.description)
         assert re.sub(r"\s+", "", short) in help_all, cid
         assert rules[cid]["help"]["text"] == explain_text(c)
-        assert rules[cid]["helpUri"].endswith(f"/{c.family}/#{cid.lower()}")
+        assert "helpUri" not in rules[cid]
         assert rules[cid]["defaultConfiguration"]["level"] == c.level
 
 

@@ -62,7 +62,7 @@ def test_arch_option_and_re_runs(tmp_path):
     assert out.read_text() == "all:\n\tmcc --offload-arch=mp_22 k.mu\n"
     bad = run_cli(src, "--arch", "sm_80")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
-    assert "--arch sm_80: expected one of mp_10, mp_21, mp_22, mp_31, mp_32" in bad.stderr
+    assert "--arch: sm_80: expected one of mp_10, mp_21, mp_22, mp_31, mp_32" in bad.stderr
 
 
 @pytest.fixture

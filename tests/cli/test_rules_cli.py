@@ -39,6 +39,24 @@ def test_rules_missing_name_exits_1():
     assert proc.returncode == 1 and "cudaDefinitelyNotAThing: no rule" in proc.stderr
 
 
+def test_rules_families_count_entries_by_status():
+    fams = {d["family"]: d for d in json.loads(run_cli("rules", "--families", "--format", "json",
+                                                      check=0).stdout)}
+    assert all(sum(d["status"].values()) == d["entries"] for d in fams.values())
+    assert fams["runtime"]["status"]["supported"] > 0 and fams["runtime"]["status"]["unknown"] > 0
+    proc = run_cli("rules", "--families", "--family", "runtime", check=0)
+    s = fams["runtime"]["status"]
+    assert f"({s['supported']} supported, {s['unknown']} unknown" in proc.stdout
+    assert "unknown: the naming pattern made it" in proc.stderr
+
+
+def test_rules_suggests_the_name_a_typo_meant():
+    proc = run_cli("rules", "cudaMallocc")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("cudaMallocc: no rule; did you mean cudaMalloc")
+    assert "did you mean" not in run_cli("rules", "xyzzyNothingLikeIt").stderr
+
+
 def test_rules_list_a_family():
     data = json.loads(run_cli("rules", "--list", "--family", "macros", "--format", "json",
                               check=0).stdout)

@@ -10,8 +10,11 @@ import html
 import importlib.util
 import re
 
+import click
 import pytest
 from conftest import ROOT, run_cli
+
+from musa_porting.cli.port_cmd import port_cmd
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
@@ -96,6 +99,18 @@ def test_the_usage_page_has_every_option_of_every_command():
         assert option in page
 
 
+def test_the_synopsis_names_every_port_option():
+    """The synopsis is written by hand: an option added to the port must be added there."""
+    usage = (DOCS / "usage.md").read_text(encoding="utf-8")
+    synopsis = usage.split("## Synopsis", 1)[1].split("```")[1]
+    options = [p for p in port_cmd.params if isinstance(p, click.Option) and p.name != "help"]
+    assert len(options) > 40
+    missing = [p.opts[-1] for p in options
+               if not any(re.search(rf"(?<![\w-]){o}(?![\w-])", synopsis)
+                          for o in [*p.opts, *p.secondary_opts])]
+    assert not missing, f"not in the usage page's synopsis: {missing}"
+
+
 def test_the_usage_page_generates_its_option_lists():
     """The option lists are the commands' own (mkdocs-click directives), not copies."""
     usage = (DOCS / "usage.md").read_text(encoding="utf-8")
@@ -104,3 +119,47 @@ def test_the_usage_page_generates_its_option_lists():
         assert re.search(rf"::: mkdocs-click\n    :module: {module}\n    :command: {command}\n", usage)
     assert "<!-- help: musa_porting.simple_porting -->" in usage
     assert "- mkdocs-click" in MKDOCS and "- docs/hooks.py" in MKDOCS
+
+
+def test_no_text_a_user_reads_cites_a_document_users_do_not_have():
+    """Messages, docs and table sources cite public sources (the vendor's tables and
+    repositories, torch_musa's code) or musa-port's own table, never an internal brief."""
+    cited = []
+    for top in ("musa_porting", "mapping", "docs", "README.md"):
+        paths = [ROOT / top] if (ROOT / top).is_file() else sorted((ROOT / top).rglob("*"))
+        for path in paths:
+            if path.suffix not in (".py", ".json", ".md", ".txt", ".yaml") or not path.is_file():
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if re.search(r"brief(?!-diag|ly)", line, re.I):
+                    cited.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:80]}")
+    assert not cited, "\n".join(cited)
+
+
+def test_the_table_counts_the_docs_give_are_the_tables_by_status():
+    """Where a count of the tables is given, it is given by status, and it is the one
+    coverage.md (generated with the tables) totals."""
+    total = re.search(r"^\| \*\*total\*\* \| \| \*\*(\d+)\*\* \| (\d+) \| (\d+) \| (\d+) \|",
+                      (DOCS / "coverage.md").read_text(encoding="utf-8"), re.M)
+    entries, supported, unknown, unsupported = (f"{int(n):,}" for n in total.groups())
+    for text in (README, (DOCS / "rules.md").read_text(encoding="utf-8")):
+        flat = " ".join(text.split())
+        assert re.search(rf"{entries} (table )?entries \(.*{supported} \*?supported.*{unknown} "
+                         rf"\*?unknown.*{unsupported} \*?unsupported", flat)
+
+
+def test_the_install_and_ci_lines_can_be_followed_today():
+    """musa-port is not on PyPI yet: the README, the getting-started page and the CI job
+    install from a clone or from the git URL pinned to a commit, and pre-commit pins a
+    commit, not a tag that does not exist."""
+    reports = (DOCS / "reports-and-ci.md").read_text(encoding="utf-8")
+    started = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    for text in (README, reports, started):
+        assert not re.search(r"""pip install ['"]?musa-port(\[\w+\])?(?! @)['"]?(\s|$)""", text)
+    install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert "pip install ./musa-port" in install and "uv tool install" in install
+    urls = re.findall(r"git\+([^\s\"'`]+)", install + reports + started)
+    assert len(urls) >= 5 and all(re.search(r"@(COMMIT|[0-9a-f]{40})$", u) for u in urls), urls
+    for text in (reports, hooks):
+        assert re.search(r"rev: [0-9a-f]{40}", text) and "rev: v0" not in text

@@ -106,7 +106,7 @@ def test_a_bad_setting_is_one_error(tmp_path):
     (tmp_path / ".musa-port.toml").write_text('\n\nrename-paths = "no"\n')
     proc = run_cli(src, check=2)
     assert proc.stderr.count("\n") == 1
-    assert ".musa-port.toml:3" in proc.stderr and "rename-paths must be true or false" in proc.stderr
+    assert ".musa-port.toml:3" in proc.stderr and "rename-paths: must be true or false" in proc.stderr
 
 
 def test_simple_porting_keeps_torch_musas_layout_unless_asked(tmp_path):

@@ -13,7 +13,9 @@ from __future__ import annotations
 from .model import Check, Family
 
 FAMILIES: dict[str, Family] = {f.key: f for f in (
-    Family("residuals", "Residuals", "CUDA names and headers the port left in the code."),
+    Family("residuals", "Residuals",
+           "CUDA names and headers the port left in the code, and the MUSA names of unknown "
+           "status it wrote."),
     Family("project-symbols", "Project symbols", "The tree's own names that hold a CUDA word."),
     Family("arch-specific", "Arch-specific device code",
            "Device code written for NVIDIA's hardware: inline PTX, tensor cores, async copies, "

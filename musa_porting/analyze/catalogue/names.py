@@ -72,6 +72,19 @@ CHECKS = (
               "machine it is missing, or it is the CUDA one.",
           instead="Name the MUSA library or variable your SDK provides (`libmusart.so`, "
                   "`MUSA_VISIBLE_DEVICES`), or drop the code path on MUSA."),
+    Check("MP1010", "unattested-musa-name", "note", False,
+          "The port renamed CUDA names to MUSA names of unknown status: the naming pattern "
+          "made them, and no vendor table or source shows that MUSA has them. One note per "
+          "file lists them, so that they are checked first.",
+          "__half2 h = __nv_cvt_fp8x2_to_halfraw2(v, __NV_E4M3);", family="residuals",
+          why="Most such names exist (the pattern is the vendor's), but not all do, and a port "
+              "checked with `musa-port verify` compiles through the shim whether MUSA has the "
+              "name or not: only the MUSA SDK's headers, or mcc, tell.",
+          instead="Look each name up in your MUSA SDK's headers (`grep -rw __mt_cvt_fp8x2_to_"
+                  "halfraw2 $MUSA_HOME/include`). Where MUSA names it differently, or keeps "
+                  "the CUDA name, add a rule (`__nv_cvt_fp8x2_to_halfraw2: "
+                  "__nv_cvt_fp8x2_to_halfraw2` keeps it); `musa-port rules NAME` shows what "
+                  "the tables know."),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu).",

@@ -1,6 +1,6 @@
 """The catalogue as people read it: ``musa-port explain``'s text, the SARIF help
-(text and Markdown, with a ``helpUri`` per ID) and ``--help-all``'s list, all from the
-one table in ``catalogue``; ``pages`` makes the documentation's pages from the same.
+(text and Markdown) and ``--help-all``'s list, all from the one table in
+``catalogue``; ``pages`` makes the documentation's pages from the same.
 """
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ import textwrap
 
 from . import CHECKS, FAMILIES, Check
 
-# The findings catalogue of the documentation site (mkdocs.yml's site_url + findings/):
-# a page per family (docs/findings/FAMILY.md), an anchor per ID (pages.family_page).
-DOCS_URL = "https://musa-port.readthedocs.io/en/latest/findings/"
+# The findings' pages in musa-port's repository: a page per family
+# (docs/findings/FAMILY.md), an anchor per ID (pages.family_page). The documentation is
+# not published on a site yet: where it is, SARIF's helpUri can name the page there.
+FINDINGS_PAGES = "docs/findings/"
 
 
-def help_uri(c: Check) -> str:
-    return f"{DOCS_URL}{c.family}/#{c.id.lower()}"
+def help_page(c: Check) -> str:
+    """``docs/findings/warp-size.md#mp2002``: the finding's page, in the repository."""
+    return f"{FINDINGS_PAGES}{c.family}.md#{c.id.lower()}"
 
 
 def _heading(c: Check) -> str:
@@ -45,7 +47,7 @@ def explain_text(c: Check, width: int = 88) -> str:
     where = "host and device code" if not c.device else "device code (not host-only code)"
     lines += ["", *textwrap.wrap(f"Reported in {where}. Suppress it with --suppress {c.id}, or "
                                  f"with a comment 'musa-port: ignore[{c.id}]' on its line.", width),
-              f"More: {help_uri(c)}"]
+              f"More: {help_page(c)} in musa-port's repository"]
     return "\n".join(lines) + "\n"
 
 

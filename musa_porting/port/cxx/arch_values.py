@@ -3,10 +3,11 @@
 
 The tables rename ``__CUDA_ARCH__`` to ``__MUSA_ARCH__``, whose values are MUSA's (210,
 220, 310 for mp_21, mp_22, mp_31): a CUDA threshold kept beside it silently changes
-meaning (``>= 800`` is false on every MUSA GPU). The brief's table says what a CUDA
-threshold stands for: ``>= 800`` in CUDA terms is ``>= 220``, ``>= 900`` is ``>= 310``;
-below 800 every MUSA arch qualifies (210, mp_21, the first). Each number compared with
-the macro in code is rewritten so, and each choice is reported (MP3104), as nvcc's
+meaning (``>= 800`` is false on every MUSA GPU). musa-port's own table says what a CUDA
+threshold stands for (Moore Threads' own code, MooreThreads/mutlass and torch_musa,
+compares ``__MUSA_ARCH__`` with 220 and 310): ``>= 800`` in CUDA terms is ``>= 220``,
+``>= 900`` is ``>= 310``; below 800 every MUSA arch qualifies (210, mp_21, the first).
+Each number compared with the macro in code is rewritten so, and each choice is reported (MP3104), as nvcc's
 ``-arch`` is in build files: sm numbers do not map 1:1.
 """
 
@@ -19,7 +20,7 @@ from ...rules.model import Rule
 from . import lexer
 
 FAMILY = "arch"
-# __MUSA_ARCH__'s values (the brief: mp_21 -> 210, mp_22 -> 220, mp_31 -> 310), by the
+# __MUSA_ARCH__'s values (mp_21 -> 210, mp_22 -> 220, mp_31 -> 310), by the
 # CUDA threshold they stand for.
 MUSA_VALUES = (210, 220, 310)
 # Orderings only: an equality names one CUDA arch, which no MUSA arch is (MP2003 says so).
@@ -30,7 +31,7 @@ ARCH_NOTE = ("mp_21 is MTT S80/S3000 (210), mp_22 MTT S4000 (220), mp_31 MTT S50
 
 
 def musa_value(cuda: int) -> int:
-    """The MUSA arch value a CUDA arch threshold stands for (the brief's table)."""
+    """The MUSA arch value a CUDA arch threshold stands for (musa-port's own table)."""
     if cuda >= 900:
         return 310
     if cuda >= 800:
@@ -53,7 +54,8 @@ def threshold_edits(data: bytes, lexed: lexer.Lexed) -> list[tuple[int, int, byt
         if value < 100 or (i >= 0 and m.start() < spans[i][1]):
             continue  # not an arch number (__CUDA_ARCH__ > 0), or not code
         new = str(musa_value(value))
-        rule = Rule(m.group(g).decode(), new, FAMILY, "supported", "brief: __CUDA_ARCH__ values",
+        rule = Rule(m.group(g).decode(), new, FAMILY, "supported",
+                    "musa-port's own table: __CUDA_ARCH__ thresholds as __MUSA_ARCH__ values",
                     note=f"CUDA arch {value} is MUSA arch {new} here")
         out.append((s, e, new.encode(), rule))
     return out

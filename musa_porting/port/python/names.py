@@ -1,5 +1,5 @@
 """The Python side's names: what torch.musa provides, and the renames of the PyTorch
-API that porting a script or a setup.py needs (the brief's "Python side" list).
+API that porting a script or a setup.py needs (as torch_musa names them).
 
 ``torch.musa``'s public names come from Moore Threads' torch_musa (BSD-3-Clause, see
 ``mapping/LICENSE.torch_musa``), shipped as ``mapping/torch_musa_python_names.txt``.

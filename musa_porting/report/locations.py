@@ -1,0 +1,41 @@
+"""Where a finding is, as the tools that read a report want it: GitHub resolves a
+relative path in SARIF, and the ``file=`` of a workflow annotation, from the root of the
+repository, so paths are written relative to the git work tree SRC is in (found by its
+``.git``, a folder or, in a linked work tree or a submodule, a file), not to SRC."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+
+def repository_root(path: str) -> str | None:
+    """The root of the git work tree holding ``path`` (a real path), or None."""
+    folder = os.path.realpath(path)
+    if not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def relative_to(root: str, folder: str, rel: str) -> str | None:
+    """``rel`` (a path under ``folder``, with ``/``) relative to ``root``, or None when
+    the file is not under it."""
+    path = os.path.join(os.path.realpath(folder), *rel.split("/"))
+    inner = os.path.relpath(path, root)
+    if inner == os.pardir or inner.startswith(os.pardir + os.sep) or os.path.isabs(inner):
+        return None
+    return posixpath.normpath(inner.replace(os.sep, "/"))
+
+
+def shown_path(src: str, rel: str) -> str:
+    """A file of SRC as the user would type it (relative to the working folder when
+    that is shorter)."""
+    path = os.path.join(src, rel)
+    shown = os.path.relpath(path)
+    return shown if not shown.startswith("..") else path
