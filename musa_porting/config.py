@@ -19,6 +19,7 @@ in it are relative to its folder. The keys are the command-line options they sta
     enable-family = []                      # --enable-family
     check-level = "warning"                 # what a bare --check fails on
     rename-paths = false                    # --keep-paths (true: --rename-paths)
+    simple-porting = "extended"             # SimplePorting(extended=True); "compatible": False
 
 Command-line flags win: list values are added to (rule files after the config's, so
 theirs win), a family switched by a flag overrides the config, ``--check=LEVEL``
@@ -41,7 +42,9 @@ TABLE = "tool.musa-port"
 LIST_KEYS = ("ignore", "rule", "keep", "suppress", "disable-family", "enable-family")
 CHECK_LEVELS = ("error", "warning")
 FLAG_KEYS = ("rename-paths",)
-KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS)
+# SimplePorting's default (docs/simple-porting.md): torch_musa's tree, or musa-port's.
+SIMPLE_PORTING_MODES = ("compatible", "extended")
+KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS, "simple-porting")
 
 
 @dataclass
@@ -52,6 +55,7 @@ class Config:
     values: dict[str, list[str]] = field(default_factory=dict)
     check_level: str | None = None
     flags: dict[str, bool] = field(default_factory=dict)
+    simple_porting: str | None = None  # one of SIMPLE_PORTING_MODES
     warnings: list[str] = field(default_factory=list)  # settings files passed over, and why
 
     def flag(self, key: str, default: bool) -> bool:
@@ -174,6 +178,12 @@ def load_config(path: str) -> Config:
             if value not in CHECK_LEVELS:
                 raise PortError(f"check-level must be one of {', '.join(CHECK_LEVELS)}", path, line)
             cfg.check_level = value
+            continue
+        if key == "simple-porting":
+            if value not in SIMPLE_PORTING_MODES:
+                raise PortError(f"simple-porting must be one of {', '.join(SIMPLE_PORTING_MODES)}",
+                                path, line)
+            cfg.simple_porting = value
             continue
         if key in FLAG_KEYS:
             if not isinstance(value, bool):

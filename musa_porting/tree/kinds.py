@@ -30,15 +30,19 @@ class KindSelector:
     extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
     python: bool = True  # .py files (off with --no-python, and for a reverse port)
     build_files: bool = False  # CMake, Make and shell files are ported (not --reverse)
+    text_files: bool = False  # every file is text to port with the rules (SimplePorting)
 
     @classmethod
     def from_options(cls, opts: PortOptions) -> KindSelector:
         return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions),
                    python=opts.python and not opts.reverse,
-                   build_files=opts.build_files and not opts.reverse)
+                   build_files=opts.build_files and not opts.reverse,
+                   text_files=opts.text_files and not opts.reverse)
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
+        if self.text_files:
+            return "cxx"
         ext = posixpath.splitext(rel)[1]
         if ext in self.extensions:
             return "cxx"
@@ -50,7 +54,8 @@ class KindSelector:
 
     def may_sniff(self, rel: str) -> bool:
         """Whether ``rel``'s kind depends on its content (a script with no extension)."""
-        return self.build_files and build_kind_of(rel) is None and may_be_script(rel)
+        return self.build_files and not self.text_files and build_kind_of(rel) is None \
+            and may_be_script(rel)
 
     def sniff(self, data: bytes) -> str | None:
         """The kind of a file ``may_sniff`` allowed: a shell script that calls nvcc."""

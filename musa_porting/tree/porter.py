@@ -179,13 +179,12 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
-            if planner.rules is not None:  # some file was ported: its rules' near misses
+            if planner.rules is not None and not planner.rules.text_rules:  # its rules' near misses
                 from ..analyze.near_misses import near_miss_warnings
-                result.warnings += near_miss_warnings(
-                    self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
-                    planner.rules.ruleset, result.by_rule)
-            dir_rels = {d.rel for d in dirs}
-            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
+                cxx = [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"]
+                result.warnings += near_miss_warnings(self.src, cxx, planner.rules.ruleset, result.by_rule)
+            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
+                               {d.rel for d in dirs}, state)
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
             if stager is None:

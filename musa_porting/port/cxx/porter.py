@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
 from ...rules.project import PROJECT_FAMILY
 from ..cuda_strings import CudaStrings
 from ..engine import Edit, Matcher, rewrite
+from ..text_rules import TextRule, covers, cut_warnings, rewrite_text_rules
 from . import lexer
 from .arch_values import threshold_edits
 from .messages import MessageWords
@@ -60,6 +61,7 @@ def port_bytes(
     lexed: lexer.Lexed | None = None,
     strings: CudaStrings | None = None,
     arch_numbers: bool = False,
+    text_rules: Sequence[TextRule] = (),
 ) -> FilePort:
     """Port one file's bytes.
 
@@ -74,6 +76,8 @@ def port_bytes(
     Project symbols (rules of the ``project`` family) change in
     a string literal only where the string is the name itself, qualified
     (``"mylib::gemm_cuda"``) or as an operator schema (``"gemm_cuda(Tensor x) -> Tensor"``).
+    ``text_rules`` are the user's rules as torch_musa applies them (``port/text_rules.py``:
+    SimplePorting's ``mapping_rule``): the ``matcher``'s user rules are then left to them.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(data)
     incs = lexed.includes
@@ -87,7 +91,8 @@ def port_bytes(
             if new is None:
                 out_of_tree.append(inc)
             continue
-        if _user_rule_covers(data, matcher, inc):
+        if (covers(data, text_rules, inc.start - 1, inc.end + 1) if text_rules
+                else _user_rule_covers(data, matcher, inc)):
             if new is None:
                 out_of_tree.append(inc)
             continue  # the user's rule for the whole include wins (matched below)
@@ -127,10 +132,15 @@ def port_bytes(
     accept = None
     if PROJECT_FAMILY in matcher.families:
         accept = _ProjectStrings(lexed).accept
-    result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     warnings: list[tuple[int, str]] = []
+    if text_rules:
+        result, cuts = rewrite_text_rules(data, matcher, text_rules, excluded=excluded,
+                                          fixed=fixed, accept=accept)
+        warnings += cut_warnings(cuts)
+    else:
+        result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     if out_of_tree and result.edits:
-        warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
+        warnings += _include_warnings(result.data, result.edits, out_of_tree, known_headers)
     return FilePort(result.data, result.edits, warnings, lexed)
 
 
