@@ -49,6 +49,7 @@ from .plan import Planned, Planner, unchanged_records
 from .python_run import launch_files
 from .rename_map import with_outside
 from .result import PortResult
+from .templates import left_alone
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
@@ -183,6 +184,7 @@ class Porter:
                 from ..analyze.near_misses import near_miss_warnings
                 cxx = [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"]
                 result.warnings += near_miss_warnings(self.src, cxx, planner.rules.ruleset, result.by_rule)
+            result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state)
             result.warnings += stale_warnings(self.out, stale)
