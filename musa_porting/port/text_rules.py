@@ -28,6 +28,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from .cxx.lexer import merge_spans
 from .engine import IDENT_BYTES, SUBSTRING_PREFIX, Matcher, Rewrite, _complement, rewrite
 
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -118,7 +119,7 @@ def rewrite_text_rules(
 ) -> tuple[Rewrite, list[Cut]]:
     """Rewrite ``data`` with the tables of ``matcher`` and the text ``rules`` (see the
     module docstring); ``excluded``, ``fixed`` and ``accept`` as in ``engine.rewrite``."""
-    blocked = _Spans(_merged([*excluded, *((s, e) for s, e, _, _ in fixed)]))
+    blocked = _Spans(merge_spans([*excluded, *((s, e) for s, e, _, _ in fixed)]))
     tables = _Spans(_table_matches(data, matcher, excluded, blocked, accept))
     pieces = [_Piece(data, 0, len(data))]
     cuts: list[Cut] = []
@@ -127,16 +128,6 @@ def rewrite_text_rules(
     edits = [t for t in tables.items if t is not None]
     edits += [(p.os, p.oe, p.text, p.rule) for p in pieces if p.made]
     return rewrite(data, _NO_TABLES, fixed=[*fixed, *edits]), cuts
-
-
-def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], e))
-        else:
-            out.append((s, e))
-    return out
 
 
 class _Spans:
