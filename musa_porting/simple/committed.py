@@ -109,10 +109,10 @@ def committed_output(opts: PortOptions) -> str | None:
         raise PortError(f"the output folder holds files musa-port did not write, and this one is "
                         f"{why}, so git could not give it back: commit it or move it away, or "
                         "pass force=True to SimplePorting to replace it", os.path.join(out, path))
-    return (f"{out}: warning: the output folder is a committed port: every file the port "
-            "replaces is tracked by git and unchanged since the last commit (`git checkout -- "
-            f"{out}` gives them back), so it is replaced as torch_musa's SimplePorting does; "
-            "the files the port does not write are kept")
+    return (f"{out}: warning: the output folder is a committed port: every file of it the "
+            "port would replace is tracked by git and unchanged since the last commit (`git "
+            f"checkout -- {out}` gives them back), so the port goes ahead as torch_musa's "
+            "SimplePorting does; the files the port does not write are kept")
 
 
 # How the engine says it replaced a file it did not write, and what is said instead here.
