@@ -20,6 +20,7 @@ in it are relative to its folder. The keys are the command-line options they sta
     check-level = "warning"                 # what a bare --check fails on
     rename-paths = false                    # --keep-paths (true: --rename-paths)
     simple-porting = "extended"             # SimplePorting(extended=True); "compatible": False
+    vendor-word = "mthreads"                # --vendor-word
 
 Command-line flags win: list values are added to (rule files after the config's, so
 theirs win), a family switched by a flag overrides the config, ``--check=LEVEL``
@@ -44,7 +45,8 @@ CHECK_LEVELS = ("error", "warning")
 FLAG_KEYS = ("rename-paths",)
 # SimplePorting's default (docs/simple-porting.md): torch_musa's tree, or musa-port's.
 SIMPLE_PORTING_MODES = ("compatible", "extended")
-KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS, "simple-porting")
+STRING_KEYS = ("vendor-word",)
+KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS, *STRING_KEYS, "simple-porting")
 
 
 @dataclass
@@ -56,10 +58,14 @@ class Config:
     check_level: str | None = None
     flags: dict[str, bool] = field(default_factory=dict)
     simple_porting: str | None = None  # one of SIMPLE_PORTING_MODES
+    strings: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # settings files passed over, and why
 
     def flag(self, key: str, default: bool) -> bool:
         return self.flags.get(key, default)
+
+    def value(self, key: str, default: str) -> str:
+        return self.strings.get(key, default)
 
     @property
     def folder(self) -> str:
@@ -189,6 +195,11 @@ def load_config(path: str) -> Config:
             if not isinstance(value, bool):
                 raise PortError(f"{key} must be true or false", path, line)
             cfg.flags[key] = value
+            continue
+        if key in STRING_KEYS:
+            if not isinstance(value, str):
+                raise PortError(f"{key} must be a string", path, line)
+            cfg.strings[key] = value
             continue
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]

@@ -33,6 +33,9 @@ class KindSelector:
     python: bool = True  # .py files (off with --no-python, and for a reverse port)
     build_files: bool = False  # CMake, Make and shell files are ported (not --reverse)
     text_files: bool = False  # every file is text to port with the rules (SimplePorting)
+    # Files copied as they are whatever their kind: the MUSA twins of CUDA files, the
+    # porter's own work (tree/twins.py).
+    verbatim: frozenset[str] = frozenset()
 
     @classmethod
     def from_options(cls, opts: PortOptions) -> KindSelector:
@@ -43,6 +46,8 @@ class KindSelector:
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
+        if rel in self.verbatim:
+            return None
         if self.text_files:
             return "cxx"
         ext = posixpath.splitext(rel)[1]

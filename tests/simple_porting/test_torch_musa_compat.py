@@ -186,7 +186,7 @@ def files_under(folder) -> dict[str, bytes]:
     for dirpath, _, names in os.walk(folder):
         for n in names:
             rel = os.path.relpath(os.path.join(dirpath, n), folder).replace(os.sep, "/")
-            if not n.startswith(".musa-port"):
+            if not n.startswith(".musa-port") and not rel.startswith(".musa-port/"):
                 with open(os.path.join(dirpath, n), "rb") as fh:
                     out[rel] = fh.read()
     return out
