@@ -6,7 +6,9 @@ replaces nothing it did not write unless told (``force=True``), because a file t
 be the porter's only copy of a hand edit. A committed folder is the case where nothing
 can be lost: when every file the port would replace is tracked by git and unchanged
 since the last commit, git gives each back, and the call proceeds as torch_musa's does
-(the files it does not write are kept, unlike torch_musa's). Otherwise the call stops,
+(the files it does not write are kept, unlike torch_musa's). The port records its bases
+(``merge/``), so a file git gives back afterwards is the porter's edit from then on:
+kept by the next call, and merged three ways with a new port of its source. Otherwise the call stops,
 naming the first file git could not give back.
 """
 
@@ -111,7 +113,8 @@ def committed_output(opts: PortOptions) -> str | None:
                         "pass force=True to SimplePorting to replace it", os.path.join(out, path))
     return (f"{out}: warning: the output folder is a committed port: every file of it the "
             "port would replace is tracked by git and unchanged since the last commit (`git "
-            f"checkout -- {out}` gives them back), so the port goes ahead as torch_musa's "
+            f"checkout -- {out}` gives them back, and every later call keeps them as hand "
+            "edits, merged with each new port), so the port goes ahead as torch_musa's "
             "SimplePorting does; the files the port does not write are kept")
 
 

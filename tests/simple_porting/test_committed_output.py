@@ -26,9 +26,9 @@ def git(cwd, *args):
 def project(tmp_path, monkeypatch):
     """csrc/ and the csrc_musa/ torch_musa wrote for it, hand-fixed, all committed."""
     make_tree(tmp_path, {
-        "csrc/a.cu": "void a() { cudaDeviceSynchronize(); }\n",
+        "csrc/a.cu": "void a() { cudaDeviceSynchronize(); }\nint one = 1;\n",
         "csrc/b.cu": "void b() { cudaGetLastError(); }\n",
-        "csrc_musa/a.mu": "void a() { musaDeviceSynchronize(); /* hand fix */ }\n",
+        "csrc_musa/a.mu": "void a() { musaDeviceSynchronize(); /* hand fix */ }\nint one = 1;\n",
         "csrc_musa/b.mu": "void b() { musaGetLastError(); }\n",
         "csrc_musa/NOTES.md": "ported with torch_musa\n",  # not an output of the port
     })
@@ -42,7 +42,7 @@ def project(tmp_path, monkeypatch):
 def test_a_clean_committed_port_is_replaced(project, capsys):
     SimplePorting("csrc").run()
     out = project / "csrc_musa"
-    assert (out / "a.mu").read_text() == "void a() { musaDeviceSynchronize(); }\n"
+    assert (out / "a.mu").read_text() == "void a() { musaDeviceSynchronize(); }\nint one = 1;\n"
     assert (out / "NOTES.md").read_text() == "ported with torch_musa\n"  # kept
     err = capsys.readouterr().err.splitlines()
     assert [line for line in err if "committed port" in line and "git checkout" in line]
@@ -51,6 +51,16 @@ def test_a_clean_committed_port_is_replaced(project, capsys):
     # The next call knows the folder as musa-port's (its manifest is there now).
     SimplePorting("csrc").run()
     assert "committed port" not in capsys.readouterr().err
+    # The hand fix git gives back is the porter's edit from then on: kept by the next
+    # build, and merged with a new port of an edited source (the bases musa-port wrote).
+    git(project, "checkout", "--", "csrc_musa")
+    SimplePorting("csrc", quiet=True).run()
+    assert "/* hand fix */" in (out / "a.mu").read_text()
+    (project / "csrc/a.cu").write_text("void a() { cudaDeviceSynchronize(); }\nint one = 1;\nvoid z();\n")
+    r = SimplePorting("csrc", quiet=True).run()
+    assert (out / "a.mu").read_text() == \
+        "void a() { musaDeviceSynchronize(); /* hand fix */ }\nint one = 1;\nvoid z();\n"
+    assert r.merged == ["a.mu"] and not r.conflicted
 
 
 @pytest.mark.parametrize("name, why", [("a.mu", "changed since the last commit"),
@@ -68,7 +78,7 @@ def test_a_file_git_cannot_give_back_stops_the_call(project, name, why):
     assert e.value.path.endswith(name)
     assert {p.name: p.read_bytes() for p in (project / "csrc_musa").iterdir()} == before
     SimplePorting("csrc", quiet=True, force=True).run()  # the way past it
-    assert (project / "csrc_musa/a.mu").read_text() == "void a() { musaDeviceSynchronize(); }\n"
+    assert (project / "csrc_musa/a.mu").read_text() == "void a() { musaDeviceSynchronize(); }\nint one = 1;\n"
 
 
 def test_outside_git_it_stops_as_before(tmp_path, monkeypatch):
