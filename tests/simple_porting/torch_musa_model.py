@@ -259,7 +259,7 @@ def port_text(text: str, rel: str, rules, fixes: frozenset[str], renamed: dict[s
         inside = [(k, v, False) for k, v in _inside_names(text).items() if k not in tables]
         rules = sorted([*rules, *inside], key=lambda r: -len(r[0]))
     pieces = _includes(text, rel, rules, tables, fixes, renamed)
-    joined = text
+    joined = "".join(p[0] for p in pieces)  # no rule may be in the text: the includes still
     for k, v, user in rules:
         if k not in joined or not user and "header names" in fixes and k in _headers():
             continue  # a header of the include table: #include targets only (_includes)
