@@ -168,7 +168,12 @@ def test_nccl_names_become_the_mccl_names_torch_musa_provides(tmp_path):
         "ok = is_nccl_available() and Backend.NCCL == 'nccl'\n"
         "print(torch.cuda.nccl.version())\n"
         "store.is_nccl_available(); Enum.NCCL\n")
-    converter("-r", tmp_path / "app", "--no-backup", check=0)
+    from click.testing import CliRunner
+
+    from musa_porting.musa_converter import converter_cmd
+
+    ran = CliRunner().invoke(converter_cmd, ["-r", str(tmp_path / "app"), "--no-backup"])
+    assert ran.exit_code == 0, ran.output
     assert script.read_text() == (
         "import torch\nimport torch.distributed as dist\n"
         "from torch.distributed import is_mccl_available as is_nccl_available, Backend\n"
