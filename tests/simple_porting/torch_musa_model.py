@@ -62,6 +62,10 @@ FIXES = frozenset({
     "ignores",  # an ignored folder is ignored at every depth
     "trailing slash",  # csrc/ writes csrc_musa (torch_musa: ./_musa)
     "general.json",  # mapping_dir_path's general.json is read (torch_musa: its own)
+    # A MUSA file beside its CUDA one (x.muh beside x.cuh) is the tree's MUSA version:
+    # copied as it is, the CUDA one not ported over it (torch_musa writes both to x.muh,
+    # and the one walked last wins).
+    "twins",
 })
 _EXCEPTED = {"cu", "cuda", "cupti", "CUPTI", "cubin", "curand", "#ifdef CUDART_VERSION"}
 _QUALIFIED = {"at::cuda": "at::musa", "c10::cuda": "c10::musa"}
@@ -325,8 +329,12 @@ def port(call: Call, cwd: Path, fixes: frozenset[str] = frozenset()) -> tuple[st
         for n in sorted(names):
             rel = n if rel_dir == "." else f"{rel_dir}/{n}"
             files[rel] = os.path.join(os.path.dirname(rel), _name(n, fixes)).replace(os.sep, "/")
+    twins = {rel for rel, out_rel in files.items() if rel == out_rel
+             and sum(o == out_rel for o in files.values()) > 1} if "twins" in fixes else set()
     tree = {}
     for rel, out_rel in files.items():
+        if twins and out_rel in twins and rel not in twins:
+            continue  # left for the MUSA twin
         data = (root / rel).read_bytes()
         try:
             text = data.decode("utf-8")
@@ -336,6 +344,9 @@ def port(call: Call, cwd: Path, fixes: frozenset[str] = frozenset()) -> tuple[st
             if "binary files" not in fixes:
                 raise Crash(rel) from None
             tree[rel] = data  # copied under its own name
+            continue
+        if rel in twins:
+            tree[rel] = data
             continue
         tree[out_rel] = port_text(text, rel, present(text), fixes, files).encode("utf-8")
     return out, tree
