@@ -14,6 +14,7 @@ GEMM = """\
 #include <cutlass/gemm/device/gemm.h>
 #include "gemm_cuda.cuh"
 #define MYLIB_CUDA_CHECK(x) x
+#define NVIDIA_SMI_CHECK(x) x
 
 CUTLASS_DEVICE void helper() {}
 
@@ -25,6 +26,8 @@ void gemm(cudaStream_t stream, const at::Tensor& t) {
   if (t.is_cuda()) {
     __nv_fp8_e4m3 x;
   }
+  THCudaCheck(cudaGetLastError());
+  NVIDIA_SMI_CHECK(nvmlInit());
 }
 """
 
@@ -38,7 +41,9 @@ def tree(tmp_path, monkeypatch):
 
 
 BEYOND_TORCH_MUSA = ("cutlass::gemm", "CUTLASS_DEVICE", "MYLIB_CUDA_CHECK", ">= 800", ".is_cuda()",
-                     "__nv_fp8_e4m3", "<cutlass/gemm")
+                     "__nv_fp8_e4m3", "<cutlass/gemm",
+                     # the legacy_torch and nvml families, the vendor word in the tree's names
+                     "THCudaCheck(", "nvmlInit()", "NVIDIA_SMI_CHECK")
 
 
 def test_by_default_only_what_torch_musas_tables_rename(tree):
@@ -60,6 +65,7 @@ def test_extended_ports_as_the_command_line_does(tree):
                      ("__nv_fp8_e4m3", "__mt_fp8_e4m3"), ("<cutlass/gemm", "<mutlass/gemm")]:
         assert old not in text and new in text, new
     assert ">= 800" not in text
+    assert "THCudaCheck" not in text and "nvmlInit" not in text and "NVIDIA_SMI_CHECK" not in text
     # The command line writes the same tree (its behaviour is unchanged).
     port_tree(PortOptions(src="csrc", output="cli_out"))
     assert (tree / "cli_out/gemm/gemm_musa.mu").read_text() == text
