@@ -28,6 +28,10 @@ from .safe_open import read_regular
 
 FILE_NAMES = (".musa-port.toml", "pyproject.toml")
 TABLE = "tool.musa-port"
+# A key for SimplePorting only (docs/simple-porting.md): torch_musa's tree by default, or
+# musa-port's whole port; the command line has no such option.
+SIMPLE_PORTING = "simple-porting"
+SIMPLE_PORTING_MODES = ("compatible", "extended")
 
 
 @dataclass
@@ -43,6 +47,14 @@ class Config:
     @property
     def folder(self) -> str:
         return os.path.dirname(self.path) if self.path else os.getcwd()
+
+    @property
+    def simple_porting(self) -> str | None:
+        """SimplePorting's mode, when the file sets it (a bad value names file and line)."""
+        value = self.table.get(SIMPLE_PORTING)
+        if value is not None and value not in SIMPLE_PORTING_MODES:
+            raise self.error(SIMPLE_PORTING, f"must be one of {', '.join(SIMPLE_PORTING_MODES)}")
+        return value
 
     def where(self, key: str) -> str:
         """``pyproject.toml:12``: where the key is set (the file alone when the line is

@@ -22,23 +22,25 @@ Also a command: ``python -m musa_porting.simple_porting --cuda-dir-path DIR ...`
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from .errors import PortError, internal_error
+from .errors import PortError
 from .shadow import shadow_warning
 from .simple.arguments import (
     check_output,
+    configured_mode,
     default_musa_dir,
     ignore_list,
     mapping_dir_files,
     mapping_dir_note,
+    mode_options,
     rule_dict,
 )
+from .simple.command import run_command
 from .simple.per_file import run_per_file
 from .tree.ignores import ignore_patterns, unmatched
 from .tree.options import PortOptions
@@ -81,6 +83,11 @@ def read_json(file_path: str) -> dict:
 _read_json = read_json  # ours, to tell whether a caller replaced it
 
 
+def _alias(name: str) -> property:
+    """Another name for the attribute ``name``: reading or setting either changes both."""
+    return property(lambda self: getattr(self, name), lambda self, value: setattr(self, name, value))
+
+
 class SimplePorting:
     """torch_musa's porting API on musa-port's engine. ``run()`` returns the counts.
 
@@ -102,10 +109,11 @@ class SimplePorting:
         disable_families: Sequence[str] = (),
         enable_families: Sequence[str] = (),
         quiet: bool = False,
-        rename_paths: bool = False,
-        project_symbols: bool = True,
+        rename_paths: bool | None = None,
+        project_symbols: bool | None = None,
         force: bool = False,
         rename_exported: bool = False,
+        extended: bool | None = None,
     ) -> None:
         self.cuda_dir_path = os.fspath(cuda_dir_path)
         self.ignore_dir_paths = ignore_list(ignore_dir_paths)
@@ -121,26 +129,17 @@ class SimplePorting:
         self.project_symbols = project_symbols
         self.force = force
         self.rename_exported = rename_exported
+        # None: the project's [tool.musa-port] simple-porting, else False (torch_musa's tree)
+        self.extended = extended
+        self._configured: bool | None = None
+        self._notes: list[str] = []  # settings files passed over
         self._user_rules = dict(self.mapping_rule)
         self._loaded: dict[str, str] | None = None  # the pairs load_replaced_mapping gave
         self._file_porter = None
 
     # torch_musa's attribute for drop_default_mapping; one setting under both names.
-    @property
-    def overwrite_default_mapping(self) -> bool:
-        return self.drop_default_mapping
-
-    @overwrite_default_mapping.setter
-    def overwrite_default_mapping(self, value: bool) -> None:
-        self.drop_default_mapping = value
-
-    @property
-    def output_dir_path(self) -> str:
-        return self.musa_dir_path
-
-    @output_dir_path.setter
-    def output_dir_path(self, value: str) -> None:
-        self.musa_dir_path = value
+    overwrite_default_mapping = _alias("drop_default_mapping")
+    output_dir_path = _alias("musa_dir_path")
 
     # -- the original's steps --------------------------------------------------------
 
@@ -206,6 +205,13 @@ class SimplePorting:
         object)."""
         return name in vars(self) or getattr(type(self), name) is not _ORIGINAL[name]
 
+    def _extended(self) -> bool:
+        """Whether this call ports as the command line does (``extended``, else the
+        project's settings), beyond torch_musa's tree."""
+        if self.extended is None and self._configured is None:
+            self._configured = configured_mode(self.cuda_dir_path, self._notes)
+        return bool(self._configured if self.extended is None else self.extended)
+
     def _options(self, loaded: bool = True) -> PortOptions:
         rules, tables = (_engine_rules(self.mapping_rule, self._user_rules, self._loaded) if loaded
                          else ({**_MAPPING_RULE, **self._user_rules}, True))
@@ -228,8 +234,7 @@ class SimplePorting:
             default_rules=not self.drop_default_mapping and tables,
             disable_families=self.disable_families,
             enable_families=self.enable_families,
-            rename_paths=self.rename_paths,
-            project_symbols=self.project_symbols,
+            **mode_options(self._extended(), self.rename_paths, self.project_symbols),
             force=self.force,
             rename_exported=self.rename_exported,
             renames={"." + k: "." + v for k, v in EXT_REPLACED_MAPPING.items()},
@@ -242,11 +247,13 @@ class SimplePorting:
 
     def run(self) -> PortResult:
         """Port ``cuda_dir_path`` into ``musa_dir_path`` (default ``<cuda_dir_path>_musa``)."""
-        from .tree.porter import port_tree
-        from .tree.rename_map import process_map, with_outside
+        from .port.text_rules import gathered
+        from .simple.tree_run import port_whole_tree
 
         notes = [w for w in (shadow_warning(), mapping_dir_note(self.mapping_dir_path)) if w]
         self.process_ignore_dir_paths()
+        self._extended()
+        notes += self._notes
         if self._replaced("load_replaced_mapping") and not isinstance(self.mapping_rule, list):
             self.load_replaced_mapping()
         try:
@@ -254,11 +261,7 @@ class SimplePorting:
                 result = run_per_file(self)
             else:
                 check_output(self.cuda_dir_path, self.musa_dir_path)
-                # Calls in one process share one rename map (tree/rename_map.py).
-                shared = process_map(self.cuda_dir_path)
-                result = port_tree(with_outside(self.options(), [shared] if shared else []))
-                if shared is not None:
-                    shared.record(self.cuda_dir_path, result.project, result.symbol_uses)
+                result = port_whole_tree(self.options(), notes)
         except PortError as exc:
             # The user's call is where it went wrong: no traceback through the engine,
             # and the fix said as this API spells it.
@@ -267,7 +270,7 @@ class SimplePorting:
                                 exc.path)
             raise exc.with_traceback(None) from None
         patterns = ignore_patterns(self.ignore_dir_paths, self.cuda_dir_path, [os.getcwd()])
-        notes += result.warnings
+        notes += gathered(result.warnings)
         notes += [f"ignore_dir_paths: {e} matched nothing in {self.cuda_dir_path}"
                   for e in unmatched(patterns, result.ignored)]
         if not self.quiet:
@@ -313,55 +316,9 @@ def _read_mapping_dir(directory: str) -> dict[str, str]:
     return rules
 
 
-def _json_arg(name: str, expected: type):
-    def parse(text: str):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise argparse.ArgumentTypeError(
-                f"{name} is not valid JSON: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(value, expected):
-            raise argparse.ArgumentTypeError(
-                f"{name} must be a JSON {'list' if expected is list else 'object'}")
-        return value
-    return parse
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m musa_porting.simple_porting",
-        description="torch_musa-compatible porting of a CUDA folder to <folder>_musa.",
-    )
-    parser.add_argument("--cuda-dir-path", required=True, help="the CUDA source folder")
-    parser.add_argument("--ignore-dir-paths", type=_json_arg("--ignore-dir-paths", list),
-                        default=[], help='JSON list of paths or patterns, e.g. \'["common/mlu"]\'')
-    parser.add_argument("--mapping-rule", type=_json_arg("--mapping-rule", dict), default={},
-                        help='JSON object of extra rules, e.g. \'{"_CUH": "_MUH"}\'')
-    parser.add_argument("--drop-default-mapping", action="store_true",
-                        help="use only --mapping-rule (and --mapping-dir-path)")
-    parser.add_argument("--mapping-dir-path", help="folder of JSON tables replacing the defaults")
-    args = parser.parse_args(argv)
-    try:
-        SimplePorting(
-            args.cuda_dir_path,
-            ignore_dir_paths=args.ignore_dir_paths,
-            mapping_rule=args.mapping_rule,
-            drop_default_mapping=args.drop_default_mapping,
-            mapping_dir_path=args.mapping_dir_path,
-        ).run()
-    except PortError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("error: interrupted; outputs are each old or new, run again to complete",
-              file=sys.stderr)
-        return 130
-    except Exception as exc:  # a bug: one line, as musa-port says it
-        if os.environ.get("MUSA_PORT_DEBUG"):
-            raise
-        print(f"error: {internal_error(exc)}", file=sys.stderr)
-        return 3
-    return 0
+    """``python -m musa_porting.simple_porting``: see simple/command.py."""
+    return run_command(SimplePorting, argv)
 
 
 if __name__ == "__main__":

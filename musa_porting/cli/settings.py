@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import click
 from click.core import ParameterSource
 
-from ..config import Config
+from ..config import SIMPLE_PORTING, Config
 from ..errors import PortError
 from .option_values import FolderOrRef
 from .port_command import OPTIONAL_VALUE
@@ -113,9 +113,12 @@ def resolve(ctx: click.Context, cfg: Config) -> Resolved:
                 raise cfg.error(key, f"must be one of {', '.join(CHECK_LEVELS)}")
             out.check_level = raw
             continue
+        if key == SIMPLE_PORTING:  # SimplePorting's; checked here, used there
+            cfg.simple_porting  # noqa: B018 - raises on a bad value
+            continue
         k = keys.get(key)
         if k is None:
-            raise _unknown(cfg, key, [*keys, CHECK_LEVEL])
+            raise _unknown(cfg, key, [*keys, CHECK_LEVEL, SIMPLE_PORTING])
         if k.param.name in given:
             raise cfg.error(key, f"{given[k.param.name]!r} sets the same option; keep one")
         given[k.param.name] = key

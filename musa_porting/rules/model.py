@@ -57,6 +57,9 @@ class RuleSet:
     sources: list[str] = field(default_factory=list)
     families: dict[str, bool] = field(default_factory=dict)  # family -> enabled
     disabled: set[str] = field(default_factory=set)
+    # Headers the tables name that are not rewritten to (SimplePorting's torch_musa tree:
+    # rules/torch_musa.py): a user's rule that writes one names a header that exists.
+    other_headers: frozenset[str] = frozenset()
 
     def rewriting(self) -> dict[str, Rule]:
         """Rules the engine applies: those with a replacement, in enabled families."""

@@ -98,3 +98,29 @@ def mapping_dir_files(directory: str) -> list[str]:
         raise PortError("mapping folder not found", directory)
     return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
             if n.endswith(".json") and n != VOCABULARY_FILE]
+
+
+def configured_mode(cuda_dir: str, notes: list[str]) -> bool:
+    """Whether the project asks for musa-port's whole port by default: ``simple-porting =
+    "extended"`` in the ``[tool.musa-port]`` settings found from ``cuda_dir`` upwards (as
+    the command line finds them); ``notes`` gets the settings files passed over."""
+    from ..config import project_config
+
+    cfg = project_config(cuda_dir)
+    notes.extend(cfg.warnings)
+    return cfg.simple_porting == "extended"
+
+
+def mode_options(extended: bool, rename_paths: bool | None, project_symbols: bool | None) -> dict:
+    """The engine's switches for SimplePorting (docs/simple-porting.md): torch_musa's tree,
+    but for its bugs, with the call's rules as text replacement; ``extended``: as the
+    command line ports (every table family, the tree's own names, paths, arch values)."""
+    return {
+        "rename_paths": extended if rename_paths is None else rename_paths,
+        "project_symbols": extended if project_symbols is None else project_symbols,
+        "torch_musa_tables": not extended,
+        "text_rules": True,
+        "arch_values": extended,
+        "messages": extended,
+        "text_files": not extended,
+    }

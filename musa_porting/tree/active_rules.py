@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # imported where the rules are compiled (a no-change run neve
     from ..port.cuda_strings import CudaStrings
     from ..port.cxx.messages import MessageWords
     from ..port.engine import Matcher
+    from ..port.text_rules import TextRule
     from ..rules import RuleSet
     from ..rules.project import ProjectPlan
     from ..rules.vocabulary import Vocabulary
@@ -34,6 +35,10 @@ class ActiveRules:
     project: ProjectPlan | None = None  # the tree's own names renamed this run
     messages: MessageWords | None = None  # vocabulary words alone in comments and strings
     strings: CudaStrings | None = None  # string literals naming CUDA libraries and variables
+    # The user's rules as torch_musa applies them (text replacement; port/text_rules.py),
+    # in C/C++/CUDA files (``matcher`` has them too: the project's plan and the build
+    # files' macro names read them there).
+    text_rules: tuple[TextRule, ...] = ()
 
 
 def load_ruleset(opts: PortOptions, tables: bool = True) -> RuleSet:
@@ -41,7 +46,7 @@ def load_ruleset(opts: PortOptions, tables: bool = True) -> RuleSet:
     rules only (the files to port need nothing else)."""
     from ..rules import build_ruleset
 
-    return build_ruleset(
+    ruleset = build_ruleset(
         rule_files=opts.rule_files,
         inline_rules=opts.inline_rules,
         default_rules=opts.default_rules and tables,
@@ -49,6 +54,11 @@ def load_ruleset(opts: PortOptions, tables: bool = True) -> RuleSet:
         disable_families=opts.disable_families if tables else (),
         enable_families=opts.enable_families if tables else (),
     )
+    if opts.torch_musa_tables and tables:
+        from ..rules.torch_musa import torch_musa_only
+
+        ruleset = torch_musa_only(ruleset, opts.enable_families)
+    return ruleset
 
 
 def compile_rules(opts: PortOptions, ruleset: RuleSet | None = None,
@@ -61,16 +71,23 @@ def compile_rules(opts: PortOptions, ruleset: RuleSet | None = None,
 
     if ruleset is None:
         ruleset = load_ruleset(opts, tables)
-    matcher = Matcher(ruleset.reversed() if opts.reverse else ruleset.rewriting())
+    rules = ruleset.reversed() if opts.reverse else ruleset.rewriting()
+    text_rules = ()
+    if opts.text_rules and not opts.reverse:
+        from ..port.text_rules import text_rules_of
+
+        text_rules = text_rules_of(r for r in rules.values() if r.is_user)  # type: ignore[union-attr]
+    matcher = Matcher(rules)
     known_headers = frozenset(
         value.decode("utf-8", "surrogateescape").strip('<>"')
         for _, value, rule in matcher.headers.values()
         if not getattr(rule, "is_user", False)
-    )
-    messages = MessageWords(vocabulary) if vocabulary else None
-    strings = CudaStrings(vocabulary) if vocabulary is not None and not opts.reverse else None
+    ) | ruleset.other_headers
+    words = vocabulary if opts.messages else None
+    messages = MessageWords(words) if words else None
+    strings = CudaStrings(words) if words is not None and not opts.reverse else None
     return ActiveRules(ruleset, matcher, known_headers, _knowledge(ruleset, opts.keep), None,
-                       messages or None, strings)
+                       messages or None, strings, text_rules)
 
 
 def with_project(active: ActiveRules, project: ProjectPlan | None) -> ActiveRules:

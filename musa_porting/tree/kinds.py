@@ -5,7 +5,8 @@ port function, which also finds what is left), or anything else (copied byte for
 byte). The kinds: ``cxx``, C, C++ and CUDA sources, chosen by extension
 (``--extensions``); ``python``, ``.py`` files (unless ``--no-python``); ``cmake``,
 ``make`` and ``shell``, build files, chosen by name (and a script with no extension by
-its first line; ``--no-build-files`` copies them). A new kind is a case in
+its first line; ``--no-build-files`` copies them); and templates that generate CUDA by
+the file they become or by their code (``templates.py``). A new kind is a case in
 ``KindSelector.kind_of`` (with whatever option switches it) and a port function with
 the signature of ``port_cxx`` in ``porters.PORTERS``.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from .build_kind import BUILD_KINDS, build_kind_of, may_be_script, shell_script_calling_nvcc
 from .options import PortOptions
+from .templates import inner_name, is_template, shows_cuda
 
 # Kinds whose port function uses only the user's rules from ``ctx.rules``, not the
 # tables: a run that ports nothing else does not load the tables (~0.2 s).
@@ -30,6 +32,7 @@ class KindSelector:
     extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
     python: bool = True  # .py files (off with --no-python, and for a reverse port)
     build_files: bool = False  # CMake, Make and shell files are ported (not --reverse)
+    text_files: bool = False  # every file is text to port with the rules (SimplePorting)
     # Files copied as they are whatever their kind: the MUSA twins of CUDA files, the
     # porter's own work (tree/twins.py).
     verbatim: frozenset[str] = frozenset()
@@ -38,12 +41,15 @@ class KindSelector:
     def from_options(cls, opts: PortOptions) -> KindSelector:
         return cls(frozenset(e if e.startswith(".") else "." + e for e in opts.extensions),
                    python=opts.python and not opts.reverse,
-                   build_files=opts.build_files and not opts.reverse)
+                   build_files=opts.build_files and not opts.reverse,
+                   text_files=opts.text_files and not opts.reverse)
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
         if rel in self.verbatim:
             return None
+        if self.text_files:
+            return "cxx"
         ext = posixpath.splitext(rel)[1]
         if ext in self.extensions:
             return "cxx"
@@ -54,11 +60,23 @@ class KindSelector:
         return None
 
     def may_sniff(self, rel: str) -> bool:
-        """Whether ``rel``'s kind depends on its content (a script with no extension)."""
-        return self.build_files and build_kind_of(rel) is None and may_be_script(rel)
+        """Whether ``rel``'s kind depends on its content: a script with no extension, a
+        template (``templates.py``)."""
+        if self.text_files:
+            return False
+        return self.template(rel) or self.build_files and build_kind_of(rel) is None \
+            and may_be_script(rel)
 
-    def sniff(self, data: bytes) -> str | None:
-        """The kind of a file ``may_sniff`` allowed: a shell script that calls nvcc."""
+    def template(self, rel: str) -> bool:
+        """A template whose kind is the file it becomes, or its content's (read whole)."""
+        return not self.text_files and is_template(rel) and self.kind_of(rel) is None
+
+    def sniff(self, data: bytes, rel: str = "") -> str | None:
+        """The kind of a file ``may_sniff`` allowed: a template's (its name's, else C/C++/
+        CUDA if its code is CUDA), a shell script that calls nvcc."""
+        if rel and self.template(rel):
+            inner = self.kind_of(inner_name(rel))
+            return inner if inner is not None else "cxx" if shows_cuda(data) else None
         return "shell" if shell_script_calling_nvcc(data) else None
 
 

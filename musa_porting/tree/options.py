@@ -68,6 +68,17 @@ class PortOptions:
     # Replace or remove paths in the output that musa-port did not write (see
     # write/output_state.py); by default the run stops with exit 2 naming the first.
     force: bool = False
+    # What SimplePorting switches off to write the tree torch_musa's SimplePorting writes
+    # (docs/simple-porting.md); the command line has them all on.
+    torch_musa_tables: bool = False  # only the renames of torch_musa's tables (rules/torch_musa.py)
+    text_rules: bool = False  # user rules as text replacement, torch_musa's order (port/text_rules.py)
+    arch_values: bool = True  # __CUDA_ARCH__ >= 800 -> >= 220 (port/cxx/arch_values.py)
+    # CUDA words standing alone in comments and strings (port/cxx/messages.py), and strings
+    # that name CUDA libraries and variables (port/cuda_strings.py)
+    messages: bool = True
+    # Every file of the tree ported as C/C++/CUDA text is, by the tables and the rules (as
+    # torch_musa ports every file); files that are not text copied.
+    text_files: bool = False
     wait: float = 600.0  # seconds to wait for another run writing the same output
     paranoid: bool = False  # compare inputs by sha256 too, not only size, mtime, ctime
     # --base-from: the upstream (a folder, or a git ref of SRC) that OUT, a port musa-port

@@ -106,9 +106,10 @@ class Planner:
         src_path = os.path.join(self.src, e.rel)
         kind = self.kinds.kind_of(e.rel)
         data = None
-        if kind is None and self.kinds.may_sniff(e.rel) and _starts_with(src_path, b"#!", e):
-            data = read_file(src_path, e.identity)  # a script: does it call nvcc?
-            kind = self.kinds.sniff(data)
+        if kind is None and self.kinds.may_sniff(e.rel) and (
+                self.kinds.template(e.rel) or _starts_with(src_path, b"#!", e)):
+            data = read_file(src_path, e.identity)  # a template, or a script calling nvcc?
+            kind = self.kinds.sniff(data, e.rel)
         rec = FileRecord(e.rel, "ported" if kind else "copied", e.size, e.mtime_ns, e.mode,
                          src_ctime_ns=e.ctime_ns)
         warnings = []

@@ -59,6 +59,7 @@ from .python_run import check_launch_files
 from .rename_map import with_outside
 from .result import PortResult
 from .shared_files import note_shared_files
+from .templates import left_alone
 from .twins import users_file
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
@@ -189,6 +190,7 @@ class Porter:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
             result.warnings += _near_misses(self.src, planner, files, result)
+            result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
@@ -326,7 +328,7 @@ def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Ent
 
 def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:
     """Warnings on near misses of the rules, when some file was ported."""
-    if planner.rules is None:
+    if planner.rules is None or planner.rules.text_rules:  # torch_musa's rules: no near misses
         return []
     from ..analyze.near_misses import near_miss_warnings
 

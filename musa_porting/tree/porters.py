@@ -36,7 +36,8 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         known_headers=rules.known_headers,
         messages=rules.messages,
         strings=rules.strings,
-        arch_numbers=not ctx.reverse,
+        arch_numbers=not ctx.reverse and ctx.opts.arch_values,
+        text_rules=rules.text_rules,
     )
     found: list[Diagnostic] = []
     dropped: dict[str, int] = {}

@@ -99,7 +99,7 @@ class FilePorter:
         data = read_file(path, follow=True)  # the file the user named, a link or not
         kind = self.kinds.kind_of(rel)
         if kind is None and self.kinds.may_sniff(rel):
-            kind = self.kinds.sniff(data)
+            kind = self.kinds.sniff(data, rel)
         out_name = posixpath.basename(self.out_rel(rel))
         if kind is None or b"\0" in data:  # not a kind we port, or not text: as it is
             return FilePort(data, out_name, None)

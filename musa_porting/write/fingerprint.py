@@ -18,7 +18,9 @@ def rules_stamp(opts: PortOptions) -> str:
     size and mtime of every table and rule file."""
     parts: list[object] = [opts.default_rules, opts.mapping_dir, sorted(opts.disable_families),
                            sorted(opts.enable_families), opts.reverse,
-                           sorted((opts.inline_rules or {}).items())]
+                           sorted((opts.inline_rules or {}).items()), opts.torch_musa_tables]
+    if opts.text_rules:  # the order of the user's rules decides (torch_musa's semantics)
+        parts.append(list((opts.inline_rules or {}).items()))
     table_dir = opts.mapping_dir if opts.mapping_dir is not None else (
         default_mapping_folder() if opts.default_rules else None)
     paths = sorted(_json_files(table_dir)) if table_dir else []
@@ -74,6 +76,7 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
         except OSError:
             h.update(repr((os.path.abspath(path), "missing")).encode())
     h.update(repr(("build files", opts.build_files, list(opts.arch))).encode())
+    h.update(repr((opts.arch_values, opts.messages, opts.text_files)).encode())
     if opts.renames is not None:
         h.update(repr(sorted(opts.renames.items())).encode())
     if opts.file_name is not None:  # a caller's naming function: what it says for this tree

@@ -35,9 +35,11 @@ def _port_simple(src: Path, rules: Path | None) -> Path:
     if rules is not None:
         text = rules.read_text()
         mapping = yaml.safe_load(text) if rules.suffix == ".yaml" else json.loads(text)
-    # torch_musa users pass ignore paths as paths from the working directory.
+    # torch_musa users pass ignore paths as paths from the working directory. extended=True:
+    # the tree's own names too, as the CLI does (torch_musa's tree, SimplePorting's default,
+    # is tests/simple_porting/test_torch_musa_compat.py's); the manual's layout kept.
     SimplePorting(cuda_dir_path=str(src), ignore_dir_paths=[str(src / p) for p in MMCV_IGNORES],
-                  mapping_rule=mapping, quiet=True).run()
+                  mapping_rule=mapping, quiet=True, extended=True, rename_paths=False).run()
     return src.parent / (src.name + "_musa")
 
 

@@ -152,3 +152,33 @@ def test_a_file_it_cannot_write_stops_it_before_anything_is_written(app, monkeyp
         convert(ConvertOptions(str(app)))
     assert err.value.path.endswith("model.py")
     assert snapshot(app) == before  # not even the files it could write, nor backups
+
+
+def test_nccl_names_become_the_mccl_names_torch_musa_provides(tmp_path):
+    """torch.distributed.is_nccl_available() -> is_mccl_available() as torch_musa does, and
+    the other NCCL spellings torch_musa provides under an MCCL name (torch.musa.mccl,
+    Backend.MCCL); a name of something else is left."""
+    script = tmp_path / "app" / "dist_train.py"
+    script.parent.mkdir()
+    script.write_text(
+        "import torch\nimport torch.distributed as dist\n"
+        "from torch.distributed import is_nccl_available, Backend\n"
+        "if dist.is_nccl_available() and torch.distributed.is_nccl_available():\n"
+        "    dist.init_process_group(backend=dist.Backend.NCCL)\n"
+        "ok = is_nccl_available() and Backend.NCCL == 'nccl'\n"
+        "print(torch.cuda.nccl.version())\n"
+        "store.is_nccl_available(); Enum.NCCL\n")
+    from click.testing import CliRunner
+
+    from musa_porting.musa_converter import converter_cmd
+
+    ran = CliRunner().invoke(converter_cmd, ["-r", str(tmp_path / "app"), "--no-backup"])
+    assert ran.exit_code == 0, ran.output
+    assert script.read_text() == (
+        "import torch\nimport torch.distributed as dist\n"
+        "from torch.distributed import is_mccl_available as is_nccl_available, Backend\n"
+        "if dist.is_mccl_available() and torch.distributed.is_mccl_available():\n"
+        "    dist.init_process_group(backend=dist.Backend.MCCL)\n"
+        "ok = is_nccl_available() and Backend.MCCL == 'mccl'\n"
+        "print(torch.musa.mccl.version())\n"
+        "store.is_nccl_available(); Enum.NCCL\n")

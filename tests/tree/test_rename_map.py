@@ -44,12 +44,14 @@ void norm_launch(void* x) {
 }
 """,
 }
+# extended=True: the trees' own names are renamed (SimplePorting's default is the tree
+# torch_musa's SimplePorting writes, which renames none of them).
 SETUP = """\
 from musa_port import SimplePorting
 
-SimplePorting(cuda_dir_path="csrc").run()
-SimplePorting(cuda_dir_path="3rdparty/flashinfer/include").run()
-SimplePorting(cuda_dir_path="3rdparty/flashinfer/csrc").run()
+SimplePorting(cuda_dir_path="csrc", extended=True).run()
+SimplePorting(cuda_dir_path="3rdparty/flashinfer/include", extended=True).run()
+SimplePorting(cuda_dir_path="3rdparty/flashinfer/csrc", extended=True).run()
 """
 OUTPUTS = ("csrc_musa", f"{FI}/include_musa", f"{FI}/csrc_musa")
 SHARED = ("FLASHINFER_CUDA_CALL", "bmm_fp8_internal_cublaslt", "FLASHINFER_ONLY_CUDA_FLAG",

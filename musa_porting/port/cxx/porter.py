@@ -7,12 +7,13 @@ any process and be tested without a tree.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 
 from ...rules.project import PROJECT_FAMILY
 from ..cuda_strings import CudaStrings
 from ..engine import Edit, Matcher, rewrite
+from ..text_rules import TextRule, covers, cut_warnings, rewrite_text_rules
 from . import lexer
 from .arch_values import threshold_edits
 from .legacy import LEGACY_FAMILY, LegacyGate, may_be_deprecated
@@ -61,6 +62,7 @@ def port_bytes(
     lexed: lexer.Lexed | None = None,
     strings: CudaStrings | None = None,
     arch_numbers: bool = False,
+    text_rules: Sequence[TextRule] = (),
 ) -> FilePort:
     """Port one file's bytes.
 
@@ -74,6 +76,8 @@ def port_bytes(
     variables; ``arch_numbers`` the CUDA arch numbers compared with ``__CUDA_ARCH__``.
     Project symbols (rules of the ``project`` family) change where
     ``project_names.py`` says (in strings as whole words, not in file names).
+    ``text_rules`` are the user's rules as torch_musa applies them (``port/text_rules.py``:
+    SimplePorting's ``mapping_rule``): the ``matcher``'s user rules are then left to them.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(data)
     incs = lexed.includes
@@ -87,7 +91,8 @@ def port_bytes(
             if new is None:
                 out_of_tree.append(inc)
             continue
-        if _user_rule_covers(data, matcher, inc):
+        if (covers(data, text_rules, inc.start - 1, inc.end + 1) if text_rules
+                else _user_rule_covers(data, matcher, inc)):
             if new is None:
                 out_of_tree.append(inc)
             continue  # the user's rule for the whole include wins (matched below)
@@ -131,10 +136,15 @@ def port_bytes(
         gate = LegacyGate(data).accept
         names = accept
         accept = gate if names is None else (lambda s, e, r: names(s, e, r) and gate(s, e, r))
-    result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     warnings: list[tuple[int, str]] = []
+    if text_rules:
+        result, cuts = rewrite_text_rules(data, matcher, text_rules, excluded=excluded,
+                                          fixed=fixed, accept=accept)
+        warnings += cut_warnings(cuts)
+    else:
+        result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     if out_of_tree and result.edits:
-        warnings = _include_warnings(result.data, result.edits, out_of_tree, known_headers)
+        warnings += _include_warnings(result.data, result.edits, out_of_tree, known_headers)
     return FilePort(result.data, result.edits, warnings, lexed)
 
 

@@ -20,3 +20,5 @@ class RewriteContext:
     cpp_extension: bool  # the file imports from torch.utils.cpp_extension
     map_path: Callable[[str], str | None] | None = None
     arches: tuple[str, ...] = ("mp_22",)  # --arch: what nvcc's arch flags become
+    # The names that are torch.distributed in the file (dist), and Backend if imported.
+    distributed: frozenset[str] = frozenset({"torch.distributed"})

@@ -151,6 +151,10 @@ class ImportRewrites:
             new, rule = "mudnn", n.MUDNN_IMPORT
         elif module == "torch.utils" and name == "cpp_extension" and count == 1:
             new, rule = "musa_extension", n.CPP_EXTENSION
+        elif module == "torch.distributed" and name == "is_nccl_available":
+            new, rule = "is_mccl_available", n.IS_NCCL
+        elif module == "torch.cuda" and name == "nccl":
+            new, rule = "mccl", n.NCCL_MODULE
         else:
             if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
                 self.findings.append(pf.unknown_torch_name(name))

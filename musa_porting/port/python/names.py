@@ -45,6 +45,13 @@ EXTENSION_NAMES = {
 DEVICE = Rule('"cuda"', '"musa"', FAMILY, note="device string")
 NCCL = Rule('"nccl"', '"mccl"', FAMILY, note="distributed backend")
 NVCC = Rule('"nvcc"', '"mcc"', FAMILY, note="compiler name (extra_compile_args key)")
+# NCCL's names that torch_musa provides under an MCCL name: torch.distributed's
+# is_mccl_available (torch_musa adds it), the torch.musa.mccl module (torch_musa's list of
+# torch.musa's names: mapping/torch_musa_python_names.txt), and Backend.MCCL, which
+# torch.distributed's Backend.register_backend sets when torch_musa registers "mccl".
+IS_NCCL = Rule("is_nccl_available", "is_mccl_available", FAMILY, note="torch.distributed")
+NCCL_MODULE = Rule("torch.cuda.nccl", "torch.musa.mccl", FAMILY)
+BACKEND_NCCL = Rule("Backend.NCCL", "Backend.MCCL", FAMILY, note="torch.distributed's backend")
 VISIBLE_DEVICES = Rule("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES", FAMILY)
 LIBRARY = Rule("shared library", "", FAMILY, note="a CUDA library's file name (libcudart.so)")
 ENV_VAR = Rule("environment variable", "", FAMILY, note="a CUDA word in an env var name")
@@ -76,3 +83,27 @@ def identifier_renames(ruleset: RuleSet) -> dict[str, str]:
     return {k: r.value for k, r in ruleset.rules.items()
             if r.family == USER_FAMILY and r.value and r.value != k and _IDENT.fullmatch(k)
             and _IDENT.fullmatch(r.value)}  # .family, not .is_user: 30k rules, a hot loop
+
+
+_DISTRIBUTED = re.compile(  # what binds torch.distributed (or its Backend) to a name
+    rb"^[ \t]*(?:import[ \t]+torch\.distributed[ \t]+as[ \t]+(?P<alias>\w+)"
+    rb"|from[ \t]+torch[ \t]+import[ \t]+(?:[^\n#]*,[ \t]*)?distributed(?:[ \t]+as[ \t]+(?P<as>\w+))?"
+    rb"|from[ \t]+torch\.distributed[ \t]+import[ \t]+(?:[^\n#]*,[ \t]*)?(?P<backend>Backend)\b)", re.M)
+
+
+def distributed_names(data: bytes) -> frozenset[str]:
+    """The dotted names that are ``torch.distributed`` in a file (``dist`` after ``import
+    torch.distributed as dist``), and ``Backend`` when it is imported from there."""
+    out = {"torch.distributed"}
+    for m in _DISTRIBUTED.finditer(data):
+        name = m["backend"] or m["alias"] or m["as"] or b"distributed"
+        out.add(name.decode())
+    return frozenset(out)
+
+
+def distributed_backend(base: str | None, distributed: frozenset[str]) -> bool:
+    """Whether ``base`` is torch.distributed's ``Backend`` (``dist.Backend``, or ``Backend``
+    imported from torch.distributed), given ``distributed_names``."""
+    if base == "Backend":
+        return "Backend" in distributed
+    return base is not None and base.endswith(".Backend") and base[:-8] in distributed

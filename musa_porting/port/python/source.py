@@ -26,7 +26,7 @@ from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
-from .names import LAUNCH, NEEDS_TORCH_MUSA, torch_musa_names
+from .names import LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
 
@@ -36,6 +36,7 @@ _CODE = [
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
     rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
+    rb"\bis_nccl_available\b", rb"\bBackend\s*\.\s*NCCL\b",
     rb"\b(?:import|from)\s[^\n]*\bpynvml\b",
 ]
 # ... or in a string literal.
@@ -47,7 +48,7 @@ _STRINGS = [
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
-_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"nvcc",
+_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"NCCL", b"nvcc",
             b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code",
             b"pynvml"]
 _EMPTY_MATCHER = Matcher({})
@@ -166,7 +167,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
                          cpp_extension=b"cpp_extension" in data,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
-                         arches=rules.arches)
+                         arches=rules.arches, distributed=distributed_names(data))
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []

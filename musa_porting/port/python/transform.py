@@ -164,9 +164,15 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         if base == "torch" and attr == "cuda":
             self._replace(attr_start, end, "musa", n.TORCH_CUDA)
             return
-        if base == "torch.cuda" and attr not in self.ctx.torch_musa_names:
+        if base == "torch.cuda" and attr == "nccl":
+            self._replace(attr_start, end, "mccl", n.NCCL_MODULE)
+        elif base == "torch.cuda" and attr not in self.ctx.torch_musa_names:
             self.findings.append(pf.unknown_torch_name(attr))
-        if base == "torch.backends" and attr == "cudnn":
+        if attr == "is_nccl_available" and base in self.ctx.distributed:
+            self._replace(attr_start, end, "is_mccl_available", n.IS_NCCL)
+        elif attr == "NCCL" and n.distributed_backend(base, self.ctx.distributed):
+            self._replace(attr_start, end, "MCCL", n.BACKEND_NCCL)
+        elif base == "torch.backends" and attr == "cudnn":
             self._replace(attr_start, end, "mudnn", n.CUDNN)
         elif base == "torch.utils" and attr == "cpp_extension":
             self._replace(start, end, n.CPP_EXTENSION.value, n.CPP_EXTENSION)  # type: ignore[arg-type]
