@@ -78,7 +78,7 @@ def test_the_project_settings_choose_the_mode(tree):
     SimplePorting("csrc", output_dir_path="plain", quiet=True, extended=False).run()  # the call wins
     assert "cutlass::gemm" in (tree / "plain/gemm/gemm_cuda.mu").read_text()
     (tree / "pyproject.toml").write_text('[tool.musa-port]\nsimple-porting = "all"\n')
-    with pytest.raises(PortError, match="simple-porting must be one of compatible, extended") as e:
+    with pytest.raises(PortError, match="simple-porting: must be one of compatible, extended") as e:
         SimplePorting("csrc", quiet=True).run()
     assert e.value.path.endswith("pyproject.toml") and e.value.line == 2
 
