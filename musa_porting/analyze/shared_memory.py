@@ -192,10 +192,11 @@ def shared_memory(scan: Scan) -> Iterator[Hazard]:
     limit, limit_text = scan.target.shared_limit()
     if any(_array_ahead(data, at) for at in scan.at(b"__shared__")):
         code = scan.code
+        sized: dict[tuple, _Largest | None] = {}
         for f in functions(code, kernels_only=True):
             arrays = [a for a in _arrays(code, f.body) if not _hip(scan, a.start)]
             if arrays:
-                yield from _static(scan, _Kernel(scan, f, arrays), limit, limit_text)
+                yield from _static(scan, _Kernel(scan, f, arrays), limit, limit_text, sized)
     if scan.has(b"MaxDynamicSharedMemorySize"):
         yield from _dynamic_attribute(scan, limit, limit_text)
     if scan.launches:
@@ -221,15 +222,43 @@ def _hip(scan: Scan, pos: int) -> bool:
     return any(s <= pos < e for s, e, label in scan.platform_spans if label == HIP)
 
 
-def _static(scan: Scan, k: _Kernel, limit: int, limit_text: str) -> Iterator[Hazard]:
+@dataclass(frozen=True)
+class _Largest:
+    """A kernel's largest binding: its total, its arrays by index with their bytes, and
+    the offset of the instantiation that makes it."""
+
+    total: int
+    parts: tuple[tuple[int, int, bool], ...]  # (index in the kernel's arrays, bytes, assumed)
+    assumed: bool
+    at: int | None
+
+
+def _largest(k: _Kernel) -> _Largest | None:
     best = None
     for values, types, at in k.bindings():
         got = k.size(values, types)
-        if got is not None and (best is None or got[0] > best[0][0]):
-            best = (got, values, types, at)
-    if best is None or best[0][0] <= limit:
+        if got is not None and (best is None or got[0] > best.total):
+            total, parts, assumed = got
+            best = _Largest(total, tuple((k.arrays.index(a), n, g) for a, n, g in parts),
+                            assumed, at)
+    return best
+
+
+def _static(scan: Scan, k: _Kernel, limit: int, limit_text: str,
+            sized: dict[tuple, _Largest | None]) -> Iterator[Hazard]:
+    """MP2005 for one kernel. A kernel the file spells again byte for byte (generated or
+    amalgamated sources) sizes alike: every copy is sized against every instantiation
+    in the file, so ``sized`` keeps the answer by the kernel's text and its arrays'
+    places in it, and n copies cost n, not n^2."""
+    first = k.f.template[0] if k.f.template else k.f.start
+    key = (scan.code[first:k.f.body[1]], tuple(a.start - first for a in k.arrays))
+    if key not in sized:
+        sized[key] = _largest(k)
+    best = sized[key]
+    if best is None or best.total <= limit:
         return
-    (total, parts, assumed), values, types, at = best
+    total, assumed, at = best.total, best.assumed, best.at
+    parts = [(k.arrays[i], n, g) for i, n, g in best.parts]
     data = scan.out
     largest = parts[0][0]
     shown = " + ".join(f"{a.name}{''.join(f'[{d.decode()}]' for d in a.dims)} {n:,}"

@@ -351,3 +351,28 @@ def test_a_name_two_checks_know_is_reported_once(hazards):
     code = "int v(CUfunction k, int* v) { return cuFuncGetAttribute(v, CU_FUNC_ATTRIBUTE_PTX_VERSION, k); }\n"
     assert hazards(code, name="jit.cpp") == [("MP2107", "MU_FUNC_ATTRIBUTE_PTX_VERSION", 1)]
     assert "MUSA kernels are not PTX" in hazards.messages[0]
+
+
+def test_shared_memory_of_repeated_kernels_costs_their_number(hazards, monkeypatch):
+    """A file that spells one template kernel n times (a generated or amalgamated source)
+    is sized in work linear in n: every copy's instantiations were sized for every copy,
+    n^2 (a 50 MB file of repeated kernels took minutes). Counted, not timed."""
+    from musa_porting.analyze import shared_memory as sm
+
+    calls = {"n": 0}
+    for name in ("_bind", "size"):
+        original = getattr(sm._Kernel, name)
+
+        def counted(self, *args, _original=original):
+            calls["n"] += 1
+            return _original(self, *args)
+        monkeypatch.setattr(sm._Kernel, name, counted)
+
+    def cost(copies: int) -> int:
+        calls["n"] = 0
+        found = hazards(UPFIRDN * copies, arch=("mp_21",), ids="MP2005")
+        assert len(found) == copies  # each copy is still reported, at its own line
+        assert len({line for _, _, line in found}) == copies
+        return calls["n"]
+
+    assert cost(40) <= 12 * cost(4)
