@@ -283,6 +283,7 @@ def _build_argv(build_args: str) -> list[str]:
         return []
     import shlex
 
+    from ..errors import PortError
     from .build_cmd import build_cmd
 
     try:
@@ -293,6 +294,8 @@ def _build_argv(build_args: str) -> list[str]:
         build_cmd.make_context("musa-port build", ["OUT", *argv]).close()
     except click.ClickException as exc:
         raise click.BadParameter(exc.format_message(), param_hint="'--build-args'") from None
+    except PortError as exc:  # a value an option's own check refuses (--launcher)
+        raise PortError(f"--build-args: {exc}") from None
     return argv
 
 
