@@ -50,7 +50,11 @@ def write_journal(outdir: OutDir, stage_dirs: list[str], created: list[str]) -> 
 
 
 def clear_journal(outdir: OutDir) -> None:
-    outdir.unlink(JOURNAL_NAME, missing_ok=True)  # missing: nothing was staged
+    """Remove the journal, if there is one: a run that wrote nothing must not write to
+    the output at all (on a read-only file system, even removing a file that is not
+    there fails)."""
+    if outdir.lstat(JOURNAL_NAME) is not None:
+        outdir.unlink(JOURNAL_NAME, missing_ok=True)
 
 
 def _read(out: str, warnings: list[str]) -> dict | None:
