@@ -7,7 +7,6 @@ A pure step per file, so that it can run in forked workers (see ``parallel``).
 from __future__ import annotations
 
 import os
-import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ from .options import PortOptions
 from .paths import link_target
 from .ported import FileContext
 from .result import DiffItem, FileOutcome
+from .unported import not_text as unported_reason
+from .unported import own_name
 from .walk import Entry
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class Planner:
                                     "again to port the new version")
             if self.opts.paranoid:
                 rec.src_sha256 = sha256_of(data)
-            not_text = _not_text(data)
+            not_text = unported_reason(data)
             if not not_text:
                 step = self._plan_source(e, out_rel, src_path, data, rec, kind)
                 step.warnings.extend(warnings)
@@ -135,7 +136,7 @@ class Planner:
     def _unported_name(self, rel: str, out_rel: str) -> str:
         """A source that is not ported keeps its own name (``k.cu``, not ``k.mu``),
         unless another input's output already has that name."""
-        own = posixpath.join(posixpath.dirname(out_rel), posixpath.basename(rel))
+        own = own_name(rel, out_rel)
         if self._taken is None:
             self._taken = set(self.out_rel_of.values())
         return out_rel if own != out_rel and own in self._taken else own
@@ -221,18 +222,6 @@ class Planner:
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec), item,
                     list(rec.warnings), e.size)
-
-
-def _not_text(data: bytes) -> str:
-    """Why a source file is not text the rules can port ("" if it is): NUL bytes, or a
-    UTF-16/UTF-32 byte-order mark."""
-    if data[:4] in (b"\xff\xfe\0\0", b"\0\0\xfe\xff"):
-        return "UTF-32 text"
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "UTF-16 text"
-    if b"\0" in data:
-        return "NUL bytes (binary, or UTF-16 text without a byte-order mark)"
-    return ""
 
 
 def _starts_with(path: str, magic: bytes, e: Entry) -> bool:

@@ -49,6 +49,7 @@ from .plan import Planned, Planner, unchanged_records
 from .python_run import launch_files
 from .rename_map import with_outside
 from .result import PortResult
+from .unported import keep_unported_names
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
@@ -113,10 +114,11 @@ class Porter:
         out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
                                   self.vocabulary() if opts.rename_paths else None, result.warnings,
                                   superseded, opts.file_name, self.libraries)
-        result.renamed_paths = renamed_paths(out_rel_of, self.renames)
         if superseded:
             result.ignored.update({rel: SUPERSEDED for rel in superseded})
             entries = [e for e in entries if e.rel not in superseded]
+        unported = keep_unported_names(self.src, entries, out_rel_of, self.kinds, old)
+        result.renamed_paths = renamed_paths(out_rel_of, self.renames)
         bad = sorted(r for r in launch_files(self.src, opts.launch)
                      if self.kinds.kind_of(r) != "python" or r not in tree_files)
         if bad:
@@ -124,7 +126,7 @@ class Porter:
                             "or --no-python)", os.path.join(self.src, bad[0]))
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
-        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
+        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files, unported)
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff

@@ -129,7 +129,7 @@ def test_a_build_while_a_port_holds_the_lock_says_a_port_is_running(ported):
 
 # -- item 3: a source that is not text keeps its name, and what names it follows -------------
 
-def test_includes_and_links_follow_a_header_that_is_not_text(tmp_path):
+def test_includes_and_links_follow_a_header_that_is_not_text(tmp_path, monkeypatch):
     src = make_tree(tmp_path / "src", {
         "b.cu": '#include "k.cuh"\n#include "t.cuh"\ncudaStream_t s;\n',
         "k.cuh": "int k; cudaStream_t x;\n".encode("utf-16"),  # MP1006: copied as k.cuh
@@ -146,8 +146,12 @@ def test_includes_and_links_follow_a_header_that_is_not_text(tmp_path):
     assert (out / "sub/c.mu").read_text() == '#include "../n.cuh"\n'
     assert os.readlink(out / "l.muh") == "k.cuh" and (out / "l.muh").exists()
     assert os.readlink(out / "u.muh") == "t.muh"
-    # A re-run with nothing changed reads nothing, and agrees; so does a diff.
+    # A re-run with nothing changed reads no source to know it, and agrees; so does a diff.
+    import musa_porting.tree.unported as unported
+
+    monkeypatch.setattr(unported, "_file_not_text", lambda *a: pytest.fail("read again"))
     assert run_main([src, "-q"]).code == 0
+    monkeypatch.undo()
     assert (out / "b.mu").read_text().startswith('#include "k.cuh"')
     diff = run_main([src, "-q", "--dry-run", "--diff"]).out.decode()
     assert '+#include "k.muh"' not in diff
@@ -156,12 +160,20 @@ def test_includes_and_links_follow_a_header_that_is_not_text(tmp_path):
 def test_a_header_that_becomes_text_is_renamed_and_its_includes_follow(tmp_path):
     src = make_tree(tmp_path / "src", {"b.cu": '#include "k.cuh"\n',
                                        "k.cuh": "int k;\n".encode("utf-16")})
-    assert run_main([src, "-q"]).code == 0
-    (src / "k.cuh").write_text("int k;\n")
-    assert run_main([src, "-q"]).code == 0
     out = tmp_path / "src_musa"
-    assert (out / "b.mu").read_text() == '#include "k.muh"\n'
-    assert sorted(os.listdir(out)) == [".musa-port-manifest.json", "b.mu", "k.muh"]
+    for text in (False, True, False):
+        (src / "k.cuh").write_bytes(b"int k;\n" if text else "int k;\n".encode("utf-16"))
+        assert run_main([src, "-q"]).code == 0
+        header = "k.muh" if text else "k.cuh"
+        assert (out / "b.mu").read_text() == f'#include "{header}"\n'
+        assert sorted(os.listdir(out)) == [".musa-port-manifest.json", "b.mu", header]
+
+
+def test_one_file_that_is_not_text_keeps_its_name(tmp_path):
+    make_tree(tmp_path, {"k.cuh": "int k;\n".encode("utf-16")})
+    (tmp_path / "o").mkdir()
+    assert run_main([tmp_path / "k.cuh", "-o", tmp_path / "o"]).code == 0
+    assert os.listdir(tmp_path / "o") == ["k.cuh"]
 
 
 # -- minor: CR-only line endings --------------------------------------------------------------
