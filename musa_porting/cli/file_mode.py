@@ -67,4 +67,4 @@ def _write_if_changed(target: str, data: bytes, mode: int) -> None:
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise PortError("folder not found", folder)
-    write_if_changed(target, data, mode)
+    write_if_changed(target, data, mode, named=True)

@@ -15,6 +15,7 @@ from .common import (
     check_outputs,
     color_option,
     console_for,
+    is_stdout,
     progress_bar,
     split_csv,
     write_output,
@@ -225,7 +226,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         port_one_file(opts, output, diff, write, suppressed, level, quiet)
         return
     # The summary goes to stderr when stdout carries the diff or a report.
-    to_stdout = "-" in (diff, report_json, report_csv, sarif)
+    to_stdout = any(map(is_stdout, (diff, report_json, report_csv, sarif)))
     console = None if quiet else console_for(stderr=to_stdout)  # -q: rich is not imported
     progress = None if console is None else progress_bar(console)
     if progress is not None:

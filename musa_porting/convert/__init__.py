@@ -20,8 +20,8 @@ from ..errors import PortError
 from ..port.python import PathMap, port_python, python_rules
 from ..safe_open import read_regular
 from ..tree.result import DiffItem
-from ..write.files import atomic_bytes
-from ..write.manifest import MANIFEST_NAME, TMP_SUFFIX
+from ..write.files import replace_atomically
+from ..write.manifest import MANIFEST_NAME
 from . import safety
 from .ported_trees import find_ported_trees
 
@@ -122,8 +122,7 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         if opts.backup and states[f.path] != safety.CLEAN:
             f.backup = safety.write_backup(f.path)
     for f in changed:
-        head, tail = os.path.split(f.path)
-        atomic_bytes(os.path.join(head, f".{tail}{TMP_SUFFIX}"), f.path, f.new, f.mode)
+        replace_atomically(f.path, f.new, f.mode)
         result.written += 1
     return result
 
