@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import signal
@@ -28,12 +27,10 @@ from pathlib import Path
 from ..errors import PortError
 from ..write import files
 from .diagnostics import PortMap, parse
+from .ninja_output import STATUS, STATUS_RE, edge_of, keep_output, read_output
 from .profile import Profile
 from .result import FileBuild
 
-_STATUS = "@@musa-port[%f/%t] "
-_STATUS_RE = re.compile(r"^@@musa-port\[(\d+)/(\d+)\] (.*)$")
-_FAILED_RE = re.compile(r"^FAILED: (?:\[code=(\d+)\] )?(.*?)\s*$")
 # Each command runs as `exec $MUSA_PORT_COMMAND_PREFIX ...`: `timeout -k 5 N` under
 # --timeout, else nothing (exec keeps the compile in the process group ninja made).
 PREFIX_VAR = "MUSA_PORT_COMMAND_PREFIX"
@@ -164,18 +161,6 @@ def write_if_changed(path: Path, text: str) -> None:
     files.write_if_changed(str(path), text.encode("utf-8", "surrogateescape"), 0o644)
 
 
-def _failed_edge(outputs: str, build_dir: Path, by_obj: dict[str, FileBuild]
-                 ) -> FileBuild | None:
-    """The compile of a ``FAILED: <outputs>`` line. ninja joins an edge's outputs with
-    spaces and does not escape them, so a path with a space is tried whole first."""
-    for target in (outputs, outputs.split(" ")[0]):
-        target = target if os.path.isabs(target) else str(build_dir / target)
-        hit = by_obj.get(os.path.normpath(target))
-        if hit is not None:
-            return hit
-    return None
-
-
 def _prefix(timeout: float | None) -> str:
     if not timeout:
         return ""
@@ -274,49 +259,14 @@ def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *
               progress: Callable[[int, int], None] | None = None,
               timeout: float | None = None) -> tuple[str, bool]:
     """Run ninja, attribute its output to each compile; return (output, up to date)."""
-    by_obj = {f.obj: f for f in files}
-    if link is not None:
-        by_obj[link.obj] = link
     by_desc = {f.path: f for f in files}
     cmd = [find_ninja(), "-C", str(build_dir), "-k", "0" if keep_going else "1"]
     if jobs:
         cmd += ["-j", str(jobs)]
-    env = dict(os.environ, NINJA_STATUS=_STATUS, **{PREFIX_VAR: _prefix(timeout)})
-    log: list[str] = []
-    current: FileBuild | None = None
-    skip_command_line = False
-    failed: dict[str, int | None] = {}  # object -> exit code, when ninja says
+    env = dict(os.environ, NINJA_STATUS=STATUS, **{PREFIX_VAR: _prefix(timeout)})
     with _ninja(cmd, env) as proc:
         assert proc.stdout is not None
-        for raw in proc.stdout:
-            line = raw.rstrip("\n")
-            log.append(line)
-            m = _STATUS_RE.match(line)
-            if m:
-                done, total, desc = int(m.group(1)), int(m.group(2)), m.group(3)
-                rel = desc.split(" ", 1)[1] if " " in desc else desc
-                current = by_desc.get(rel) or (link if link is not None and desc.startswith("LINK")
-                                               else None)
-                if progress is not None:
-                    progress(done, total)
-                continue
-            f = _FAILED_RE.match(line)
-            if f:
-                current = _failed_edge(f.group(2), build_dir, by_obj)
-                if current is not None:
-                    failed[current.obj] = int(f.group(1)) if f.group(1) else None
-                skip_command_line = True
-                continue
-            if skip_command_line:
-                skip_command_line = False  # ninja echoes the failed command: not compiler output
-                continue
-            if line.startswith("ninja: "):
-                current = None
-                continue
-            if current is not None:
-                current.output += line + "\n"
-    out = "\n".join(log)
-    up_to_date = "ninja: no work to do." in out
+        seen = read_output(proc.stdout, files, link, build_dir, progress)
     # After a failure, ask ninja which edges are still out of date: those were not
     # built (stopped early, or waiting on a failed one); everything else is.
     dirty: set[str] = set()
@@ -324,21 +274,19 @@ def run_ninja(build_dir: Path, files: list[FileBuild], link: FileBuild | None, *
         dry = subprocess.run([*cmd[:3], "-n", "-k", "0"], capture_output=True, text=True,
                              env=env, errors="replace")
         for line in dry.stdout.splitlines():
-            m = _STATUS_RE.match(line)
-            if m:
-                desc = m.group(3)
-                rel = desc.split(" ", 1)[1] if " " in desc else desc
-                item = by_desc.get(rel) or (link if desc.startswith("LINK") else None)
-                if item is not None:
-                    dirty.add(item.obj)
+            m = STATUS_RE.match(line)
+            item = edge_of(m.group(3), by_desc, link) if m else None
+            if item is not None:
+                dirty.add(item.obj)
     for item in [*files, *([link] if link else [])]:
-        if item.obj in failed:
+        keep_output(item, seen.logs.get(item.obj))
+        if item.obj in seen.failed:
             item.status = "failed"
-            item.output += _why(failed[item.obj], item.output, timeout)
+            item.output += _why(seen.failed[item.obj], item.output, timeout)
         elif item.obj not in dirty and os.path.exists(item.obj):
             item.status = "ok"
         else:
             item.status = "not built"
         item.diagnostics = parse(item.output, portmap, build_dir)
-    return out, up_to_date
+    return seen.own.text(), seen.up_to_date
 
