@@ -80,8 +80,8 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         raise PortError("root path not found", opts.root)
     base = root if os.path.isdir(root) else os.path.dirname(root)
     excluded = [_existing(p, base) for p in opts.excluded]
-    files = _python_files(root, excluded)
-    launch = {_existing(p, base) for p in opts.launch}
+    files = _python_files(_linked_file(root, base), excluded)
+    launch = {_linked_file(_existing(p, base), base) for p in opts.launch}
     for p in sorted(launch):
         if not os.path.isfile(p):
             raise PortError("launch file not found", p)
@@ -125,6 +125,21 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         replace_atomically(f.path, f.new, f.mode)
         result.written += 1
     return result
+
+
+def _linked_file(path: str, base: str) -> str:
+    """The file a link names, when it is a link to a file in ``base`` (the folder of
+    the file the user named): that file is converted and the link kept (replacing the
+    link with a converted copy left the real script unconverted). A link that leads
+    out of ``base`` is refused: converting a file elsewhere is not asked for."""
+    if not os.path.islink(path) or not os.path.isfile(path):
+        return path
+    real = os.path.realpath(path)
+    home = os.path.realpath(base)
+    if not real.startswith(home.rstrip(os.sep) + os.sep):
+        raise PortError(f"a link to {real}, outside {base}: convert that file itself "
+                        f"(musa-converter -r {real}), or copy it here", path)
+    return real
 
 
 def _existing(path: str, base: str) -> str:

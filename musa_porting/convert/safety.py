@@ -73,9 +73,14 @@ def git_states(paths: Iterable[str]) -> dict[str, str]:
         real_top = os.path.realpath(top)
         rel = {os.path.relpath(os.path.realpath(p), real_top).replace(os.sep, "/"): p
                for p in files}
-        status = _status(top, list(rel))
+        for r in [r for r in rel if r == ".." or r.startswith("../")]:
+            out[rel.pop(r)] = UNTRACKED  # reached through a link, out of the work tree
+        status = _status(top, list(rel)) if rel else {}
+        folders = {k for k in status if k.endswith("/")}  # ignored folders, listed whole
         for r, p in rel.items():
             code = status.get(r)
+            if code is None and folders:
+                code = _folder_code(r, status, folders)
             if code is None:
                 out[p] = CLEAN
             elif code == "!!":
@@ -87,12 +92,41 @@ def git_states(paths: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def _folder_code(rel: str, status: dict[str, str], folders: set[str]) -> str | None:
+    """The code of the nearest folder above ``rel`` that git lists whole (``!! build/``:
+    a folder it ignores, and every file in it)."""
+    i = rel.rfind("/")
+    while i > 0:
+        code = status.get(rel[:i + 1]) if rel[:i + 1] in folders else None
+        if code is not None:
+            return code
+        i = rel.rfind("/", 0, i)
+    return None
+
+
+# Up to this many files, git is asked about each by name; past it, about the folder
+# that holds them all, once: a command line holds only so much (20,000 long paths
+# did not fit: "Argument list too long"), and git matches every file of its index
+# against every path named, which grows as their product.
+NAMED = 64
+
+
+def _scope(rels: list[str]) -> list[str]:
+    """What ``git status`` is asked about: each file, or the folder that holds them."""
+    if len(rels) <= NAMED:
+        return [f":(literal){r}" for r in rels]
+    common = os.path.commonpath(rels) if all(rels) else ""
+    if common in rels:  # one file (named twice): its folder
+        common = os.path.dirname(common)
+    return [f":(literal){common}"] if common else []
+
+
 def _status(top: str, rels: list[str]) -> dict[str, str]:
-    """``git status`` of ``rels`` (paths relative to ``top``): path -> XY code."""
-    specs = [f":(literal){r}" for r in rels]
+    """``git status`` of ``rels`` (paths relative to ``top``): path -> XY code (a
+    folder git lists whole ends with ``/``)."""
     proc = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                "--ignored=matching", "--ignore-submodules=all", "--", *specs, timeout=120,
-                filters=True)
+                "--ignored=matching", "--ignore-submodules=all", "--", *_scope(rels),
+                timeout=120, filters=True)
     if proc.returncode != 0:
         # git refuses the work tree (e.g. dubious ownership): hold every file unsafe.
         return {r: "??" for r in rels}
