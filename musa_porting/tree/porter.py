@@ -31,14 +31,7 @@ from ..write.commit import commit
 from ..write.fingerprint import options_fingerprint, rule_options, rules_stamp
 from ..write.journal import pending_intent, recover
 from ..write.lock import OutputLock
-from ..write.manifest import (
-    BUILD_DIR_NAME,
-    RESERVED_NAMES,
-    TMP_SUFFIX,
-    FileRecord,
-    Manifest,
-    load_manifest,
-)
+from ..write.manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
 from ..write.manifest_check import indexed
 from ..write.outdir import OutDir
 from ..write.output_state import OutputState
@@ -170,10 +163,8 @@ class Porter:
         result.rules = len(planner.rules.matcher.rules) if planner.rules is not None else old.rules
         timings.mark("rules compiled")
         result.project = project
-        # New bytes go straight to temp files beside their outputs while planning runs
-        # (the renames happen after planning).
-        stager = None if outdir is None else Stager(
-            self.src, outdir, state, [o for o in out_rel_of.values() if o.endswith(TMP_SUFFIX)])
+        # New bytes go to temp files beside their outputs while planning runs (renamed after).
+        stager = None if outdir is None else Stager(self.src, outdir, state, out_rel_of.values())
         planned: list[Planned] = []
         shared: dict = {}  # see FileRecord.compact
         try:

@@ -23,18 +23,18 @@ from .faults import fault
 from .faults import prepare as prepare_faults
 from .files import copy_file, new_token, temp_name, write_chunks, write_file
 from .journal import clear_journal, manifest_temp, remove_temps, write_journal
-from .manifest import MANIFEST_NAME, Manifest
+from .manifest import MANIFEST_NAME, TMP_SUFFIX, Manifest
 from .outdir import OutDir
 from .output_state import MISSING, PENDING, OutputState
 
 
 class Stager:
     def __init__(self, src: str, outdir: OutDir, state: OutputState, names: Iterable[str] = ()):
-        """``names``: the tree's names that end as temp names do (a token they start
-        with is not taken)."""
+        """``names``: the run's output paths (a token that one named as a temp file
+        starts with is not taken)."""
         self.src, self.outdir, self.state = src, outdir, state
         self.out = outdir.out
-        taken = {n.rsplit("/", 1)[-1][1:17] for n in names}
+        taken = {n.rsplit("/", 1)[-1][1:17] for n in names if n.endswith(TMP_SUFFIX)}
         self.token = new_token()
         while self.token in taken:
             self.token = new_token()
