@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyze.checks import Diagnostic
 from ..errors import PortError
 from ..port.cxx.includes import IncludeResolver
-from ..safe_open import open_regular
+from ..safe_open import regular_chunks
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest
 from ..write.output_state import OutputState
@@ -227,15 +227,7 @@ class Planner:
 def _starts_with(path: str, magic: bytes, e: Entry) -> bool:
     """Whether a file begins with ``magic`` (an unreadable one is left to the copy, which
     reports it)."""
-    try:
-        fd, _ = open_regular(path, expect=e.identity)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            return fh.read(len(magic)) == magic
-        except OSError:
-            return False
+    return next(regular_chunks(path, len(magic), e.identity), b"") == magic
 
 
 def unchanged_records(out: str, src: str, files: list[Entry], out_rel_of: dict[str, str],

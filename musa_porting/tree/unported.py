@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from ..safe_open import open_regular
+from ..safe_open import regular_chunks
 from ..write.manifest import Manifest
 from .kinds import KindSelector
 from .walk import Entry
@@ -80,19 +80,6 @@ def _recorded(old: Manifest, e: Entry, out_rel: str, own: str) -> bool | None:
 def _file_not_text(path: str, e: Entry) -> bool:
     """Whether the file is not text, read in pieces (a 1 GB source is never held
     whole); one that cannot be read is left to the plan, which reports it."""
-    try:
-        fd, _ = open_regular(path, expect=e.identity)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            chunk = fh.read(_CHUNK)
-            if not_text(chunk):
-                return True
-            while chunk:
-                chunk = fh.read(_CHUNK)
-                if b"\0" in chunk:
-                    return True
-        except OSError:
-            return False
-    return False
+    chunks = regular_chunks(path, _CHUNK, e.identity)
+    first = next(chunks, b"")
+    return bool(not_text(first)) or any(b"\0" in chunk for chunk in chunks)

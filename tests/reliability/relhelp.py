@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 from conftest import arg, run_cli, skip_or_fail_in_ci
 
 TEMP_RE = re.compile(rb"\.[0-9a-f]{16}\.musa-port-tmp\Z|musa-port-tmp|\.musa-port-journal|"
@@ -128,6 +129,20 @@ def memory_capped(mb: int = 1500) -> dict:
         resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
 
     return {"preexec_fn": cap}
+
+
+@pytest.fixture(name="tmpfs")
+def tmpfs_fixture(tmp_path):
+    """A 2 MB tmpfs of the test's own (where mounting one is allowed), unmounted after."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (the fault-injection tests cover a full disk): "
+                    + r.stderr.strip())
+    yield mnt
+    subprocess.run(["umount", str(mnt)], check=False)
 
 
 # -- processes ----------------------------------------------------------------------------

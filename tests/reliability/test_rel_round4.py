@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, make_tree
-from relhelp import start, state, temps
+from relhelp import start, state, temps, tmpfs_fixture  # noqa: F401 (the tmpfs fixture)
 from round4 import run_main
 
 from musa_porting.errors import PortError
@@ -198,24 +198,11 @@ def test_a_file_with_cr_line_endings_follows_every_include(tmp_path):
 
 # -- minor: a read-only output -----------------------------------------------------------------
 
-@pytest.fixture
-def read_only_fs(tmp_path):
-    """A tmpfs that can be made read-only (where mounting one is allowed)."""
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    yield mnt
-    subprocess.run(["umount", str(mnt)], check=False)
-
-
-def test_a_read_only_output_re_runs_and_says_why_it_cannot_write(tmp_path, read_only_fs):
+def test_a_read_only_output_re_runs_and_says_why_it_cannot_write(tmp_path, tmpfs):
     src = make_tree(tmp_path / "src", {"a.cu": "cudaStream_t s;\n", "b.cpp": "int b;\n"})
-    out = read_only_fs / "out"
+    out = tmpfs / "out"
     assert run_main([src, "-o", out, "-q"]).code == 0
-    subprocess.run(["mount", "-o", "remount,ro", str(read_only_fs)], check=True)
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
     before = state(out, with_mtime=True)
     for _ in range(2):  # nothing changed: nothing to write, every time
         run = run_main([src, "-o", out, "-q"])
