@@ -103,10 +103,12 @@ def _with_cr_lines(port: Callable[[bytes, FileContext], Ported]
     return wrapped
 
 
-# C, C++, CUDA and Python take a CR alone as a line's end; CMake, make and sh do not.
-PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {
-    "cxx": _with_cr_lines(port_cxx), "python": _with_cr_lines(port_python)}
+PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx,
+                                                               "python": port_python}
 # Build files: CMake, Makefiles, shell scripts that call nvcc (tree/build_kind.py).
 PORTERS.update({k: functools.partial(port_build_file, k) for k in BUILD_KINDS})
 PORTERS = {k: _with_inline_suppressions(f) for k, f in PORTERS.items()}
+# C, C++, CUDA and Python take a CR alone as a line's end (CMake, make and sh do not):
+# the markers of inline suppressions are read line by line too.
+PORTERS.update({k: _with_cr_lines(PORTERS[k]) for k in ("cxx", "python")})
 

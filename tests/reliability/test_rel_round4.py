@@ -180,7 +180,8 @@ def test_one_file_that_is_not_text_keeps_its_name(tmp_path):
 
 def test_a_file_with_cr_line_endings_follows_every_include(tmp_path):
     src = make_tree(tmp_path / "src", {
-        "m.cu": b'#include "a.cuh"\r#include "b.cuh"\rcudaStream_t s;\rcudaFooBar(x);\r',
+        "m.cu": b'#include "a.cuh"\r#include "b.cuh"\rcudaStream_t s;\rcudaFooBar(x);\r'
+                b'cudaFooBaz(y); // musa-port: ignore[MP1002]\r',
         "a.cuh": "int a;\n", "b.cuh": "int b;\n",
         "p.py": b"import torch\rx = torch.cuda.is_available()\r",
     })
@@ -188,12 +189,13 @@ def test_a_file_with_cr_line_endings_follows_every_include(tmp_path):
     assert run.code == 0, run.err
     out = tmp_path / "src_musa"
     assert (out / "m.mu").read_bytes() == \
-        b'#include "a.muh"\r#include "b.muh"\rmusaStream_t s;\rcudaFooBar(x);\r'
+        b'#include "a.muh"\r#include "b.muh"\rmusaStream_t s;\rcudaFooBar(x);\r' \
+        b'cudaFooBaz(y); // musa-port: ignore[MP1002]\r'
     assert b"\n" not in (out / "p.py").read_bytes()
     assert b"torch.musa.is_available()" in (out / "p.py").read_bytes()
     found = [(d["source_file"], d["text"], d["line"])
              for d in json.loads((tmp_path / "r.json").read_text())["diagnostics"]]
-    assert found == [("m.cu", "cudaFooBar", 4)]  # the one residual, at its line
+    assert found == [("m.cu", "cudaFooBar", 4)]  # at its line; line 5's is suppressed
 
 
 # -- minor: a read-only output -----------------------------------------------------------------
