@@ -8,8 +8,8 @@ other file gets a ``.orig`` copy first.
 The tree's own git configuration is not trusted: a ``.git/config`` shipped inside a
 tree can name commands that ``git status`` runs (``core.fsmonitor``, a clean filter
 for the files it compares, hooks). Git runs here with those switched off
-(``_git``): no fsmonitor, no hooks, no pager, every filter the repository configures
-emptied, no optional index write, and no descent into submodules.
+(``safe_git.run_git``): no fsmonitor, no hooks, no pager, every filter the repository
+configures emptied, no optional index write; and no descent into submodules.
 """
 
 from __future__ import annotations
@@ -20,28 +20,9 @@ import subprocess
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ..safe_git import run_git
+
 CLEAN, DIRTY, UNTRACKED, OUTSIDE = "clean", "dirty", "untracked", "outside"
-_SAFE = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-pager"]
-
-
-def _git(folder: str, *args: str, timeout: float, filters: bool = False
-         ) -> subprocess.CompletedProcess:
-    """``git -C folder args`` that runs nothing the repository's configuration names.
-    ``filters``: the command may compare file contents, so each filter driver the
-    repository defines is emptied first (reading the configuration runs nothing)."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-    env.pop("GIT_EXTERNAL_DIFF", None)
-    extra: list[str] = []
-    if filters:
-        listed = subprocess.run(["git", *_SAFE, "-C", folder, "config", "--name-only",
-                                 "--get-regexp", r"^filter\."], capture_output=True, text=True,
-                                env=env, timeout=timeout)
-        drivers = {k.rsplit(".", 1)[0] for k in listed.stdout.split()}
-        for d in sorted(drivers):
-            extra += ["-c", f"{d}.clean=", "-c", f"{d}.smudge=", "-c", f"{d}.process=",
-                      "-c", f"{d}.required=false"]
-    return subprocess.run(["git", *_SAFE, *extra, "-C", folder, *args], capture_output=True,
-                          env=env, timeout=timeout)
 
 
 @lru_cache(maxsize=256)
@@ -50,7 +31,7 @@ def _work_tree(folder: str) -> str | None:
     if shutil.which("git") is None:
         return None
     try:
-        proc = _git(folder, "rev-parse", "--show-toplevel", timeout=30)
+        proc = run_git(folder, "rev-parse", "--show-toplevel", timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     top = os.fsdecode(proc.stdout).strip()
@@ -124,7 +105,7 @@ def _scope(rels: list[str]) -> list[str]:
 def _status(top: str, rels: list[str]) -> dict[str, str]:
     """``git status`` of ``rels`` (paths relative to ``top``): path -> XY code (a
     folder git lists whole ends with ``/``)."""
-    proc = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+    proc = run_git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all",
                 "--ignored=matching", "--ignore-submodules=all", "--", *_scope(rels),
                 timeout=120, filters=True)
     if proc.returncode != 0:
