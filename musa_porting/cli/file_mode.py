@@ -30,6 +30,12 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
     from ..tree.single_file import FilePorter
 
     path = opts.src
+    if output not in (None, "-"):
+        from ..write.through import check_named
+
+        why = check_named(output)  # a socket: refused before the port, as the reports are
+        if why:
+            raise PortError(f"-o: {why}", output)
     ported = FilePorter(opts).port(path)
     if output not in (None, "-") and os.path.isdir(output):
         output = os.path.join(output, ported.out_name)  # -o DIR: the file's ported name in it

@@ -127,6 +127,9 @@ def test_a_socket_is_refused_before_the_port(tmp_path, src):
         assert str(path) in line and "socket" in line, line
         assert stat.S_ISSOCK(os.lstat(path).st_mode)
         assert not (tmp_path / "src_musa").exists()
+        line = run_main([src / "k.cu", "-o", path]).one_error()  # one file's -o too
+        assert str(path) in line and "-o: is a socket" in line, line
+        assert stat.S_ISSOCK(os.lstat(path).st_mode)
     finally:
         sock.close()
 
