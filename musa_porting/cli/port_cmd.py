@@ -191,7 +191,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     suppressed = parse_ids([*cfg.get("suppress"), *suppress])
     exts = tuple(split_csv([extensions])) if extensions else DEFAULT_SOURCE_EXTENSIONS
     cwd = os.getcwd()
-    ignores = {**ignore_patterns(cfg.get("ignore"), src, [cfg.folder, cwd]),
+    ignores = {**ignore_patterns(cfg.get("ignore"), src, [cfg.folder, cwd], cfg.path),
                **ignore_patterns(ignore, src, [cwd])}
     cli_off, cli_on = split_csv(disable_families), split_csv(enable_families)
     opts = PortOptions(

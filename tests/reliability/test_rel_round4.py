@@ -40,6 +40,7 @@ def test_a_reversed_range_in_the_settings_file_or_simple_porting(tmp_path):
                                        ".musa-port.toml": 'ignore = ["[z-a]"]\n'})
     line = run_main([src, "-q"]).one_error()
     assert "'[z-a]'" in line and "range" in line, line
+    assert str(src / ".musa-port.toml") in line, line  # the file to fix
     with pytest.raises(PortError, match=r"'x\[9-0\]y'.*range"):
         SimplePorting(cuda_dir_path=str(src), ignore_dir_paths=["x[9-0]y"]).run()
     assert not (tmp_path / "src_musa").exists()
