@@ -75,7 +75,7 @@ def launcher_words(launcher: str | None) -> list[str]:
         return shlex.split(launcher)
     except ValueError as exc:
         why = "it ends with a backslash" if "escaped" in str(exc) else "a quote is not closed"
-        raise PortError(f"--launcher {launcher!r}: {why}") from None
+        raise PortError(f"--launcher {shlex.quote(launcher)}: {why}") from None  # as typed
 
 
 def _ninja_escape_path(p: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -66,7 +67,7 @@ def ported(tmp_path) -> Path:
 def test_a_bad_launcher_is_one_line_before_anything_is_written(ported, launcher):
     before = state(ported, with_mtime=True)
     line = run_main(["build", ported, "--mcc", FAKE_MCC, "--launcher", launcher]).one_error()
-    assert "--launcher" in line, line
+    assert f"--launcher {shlex.quote(launcher)}:" in line, line  # as the user typed it
     assert state(ported, with_mtime=True) == before  # no build folder, nothing written
 
 
