@@ -102,22 +102,20 @@ def _interrupted(tmp_path: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("command", ["build", "verify"])
-def test_build_and_verify_of_an_interrupted_port_say_so(tmp_path, command):
+def test_build_and_verify_of_an_interrupted_port_say_so(tmp_path):
     out = _interrupted(tmp_path)
     before = state(out, with_mtime=True)
-    args = ["build", out, "--mcc", FAKE_MCC, "--cxx", FAKE_MCC] if command == "build" else \
-        ["verify", out, "--nvcc", FAKE_MCC]
-    line = run_main(args).one_error()
-    assert "interrupted" in line and "run the port again" in line, line
-    assert str(tmp_path / "bc") in line  # the port to run: its SRC
-    assert state(out, with_mtime=True) == before
+    build = ["build", out, "--mcc", FAKE_MCC, "--cxx", FAKE_MCC]
+    for args in (build, ["verify", out, "--nvcc", FAKE_MCC]):
+        line = run_main(args).one_error()
+        assert "interrupted" in line and "run the port again" in line, line
+        assert str(tmp_path / "bc") in line  # the port to run: its SRC
+        assert state(out, with_mtime=True) == before
     # Running the port again finishes it, and the build then runs.
     assert run_main([tmp_path / "bc", "-q"]).code == 0
     assert not (out / ".musa-port-journal").exists()
-    if command == "build":
-        run = run_main(args + ["-q"])
-        assert run.code == 0, run.err
+    run = run_main(build + ["-q"])
+    assert run.code == 0, run.err
 
 
 def test_a_build_while_a_port_holds_the_lock_says_a_port_is_running(ported):
