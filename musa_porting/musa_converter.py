@@ -14,7 +14,7 @@ import os
 import click
 
 from . import __version__
-from .cli.common import CONTEXT, split_csv, write_output
+from .cli.common import CONTEXT, is_stdout, split_csv, write_output
 
 
 @click.command("musa-converter", context_settings=CONTEXT)
@@ -48,7 +48,7 @@ def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet
     opts = ConvertOptions(root, split_csv(launch), split_csv(excluded), force=force,
                           backup=not no_backup, dry_run=dry_run, collect_diff=diff is not None)
     result = convert(opts)
-    err = diff == "-"  # stdout carries the diff: the summary goes to stderr
+    err = is_stdout(diff)  # stdout carries the diff: the summary goes to stderr
     if diff is not None:
         from .report.diff import tree_diff
 

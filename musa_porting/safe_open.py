@@ -113,3 +113,22 @@ def read_regular_stat(path: str, *, follow: bool = False, expect: tuple[int, int
         return b"".join(parts), os.fstat(fd)
     finally:
         os.close(fd)
+
+
+def regular_chunks(path: str, size: int, expect: tuple[int, int] | None = None):
+    """A regular file's bytes in pieces of ``size`` (never held whole), for a look at a
+    file the run reads again later: one that cannot be opened or read yields nothing
+    more (what reads it later reports why)."""
+    try:
+        fd, _ = open_regular(path, expect=expect)
+    except OSError:
+        return
+    with os.fdopen(fd, "rb") as fh:
+        while True:
+            try:
+                chunk = fh.read(size)
+            except OSError:
+                return
+            if not chunk:
+                return
+            yield chunk

@@ -133,3 +133,32 @@ def test_no_class_over_200_lines():
                 if lines > MAX_CLASS_LINES:
                     long[f"{_module_name(path)}.{node.name}"] = lines
     assert long == {}
+
+
+def _private_imports(name: str, path: Path, modules: dict[str, Path]) -> list[str]:
+    """The names starting with ``_`` (not dunders) that this module imports from
+    another module of the package: that module's own helpers, free to change."""
+    is_package = path.name == "__init__.py"
+    here = name.split(".") if is_package else name.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or node.module == "__future__":
+            continue
+        if node.level:
+            target = ".".join(here[: len(here) - (node.level - 1)] + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        if target != name and target in modules:
+            found += [f"{target}.{a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_modules_private_name(tmp_path):
+    modules = _modules()
+    # The check finds one: a module that takes a helper's private name.
+    (tmp_path / "a.py").write_text("from .b import _helper\nfrom .b import public, __all__\n")
+    assert _private_imports("pkg.a", tmp_path / "a.py", {"pkg.b": tmp_path}) == ["pkg.b._helper"]
+    private = {name: found for name, path in modules.items()
+               if (found := _private_imports(name, path, modules))}
+    assert private == {}

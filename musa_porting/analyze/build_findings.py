@@ -22,7 +22,7 @@ from ..port.build.rewrite import REF, TARGET, Change, Note
 from ..port.build.words import TEXT, Word
 from ..port.cxx.lexer import merge_spans
 from .checks import Diagnostic
-from .findings import _line_cols
+from .findings import line_cols
 
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 _FLAG_PREFIX = re.compile(r"(?<![A-Za-z0-9_\-])-[DUILl](?=[A-Za-z_])")
@@ -235,8 +235,8 @@ def build_diagnostics(src: bytes, out: bytes, changes: Sequence[Change], notes: 
         raw.append((f.start, omap.to_src(f.start), f.id, f.text, f"{f.problem}; {f.suggestion}"))
     if not raw:
         return []
-    out_lc = _line_cols(out, [r[0] for r in raw])
-    src_lc = _line_cols(src, [r[1] for r in raw])
+    out_lc = line_cols(out, [r[0] for r in raw])
+    src_lc = line_cols(src, [r[1] for r in raw])
     found = [Diagnostic(cid, text, *out_lc[o], *src_lc[s], msg) for o, s, cid, text, msg in raw]
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return found

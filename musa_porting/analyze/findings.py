@@ -29,7 +29,7 @@ from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
 MAX_PER_FILE = 1000
 
 
-def _line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
+def line_cols(data: bytes, offsets: Sequence[int]) -> dict[int, tuple[int, int]]:
     """(line, column) of each offset, counting newlines in one pass (in C)."""
     lines = Lines(data)
     return {off: lines.position(off) for off in sorted(set(offsets))}
@@ -115,9 +115,9 @@ def find_diagnostics(
             dropped[r[1]] = dropped.get(r[1], 0) + 1
     if not raw:
         return []
-    out_lc = _line_cols(out, [r[0] for r in raw])
+    out_lc = line_cols(out, [r[0] for r in raw])
     src_off = {r[0]: to_src(r[0]) for r in raw}
-    src_lc = _line_cols(src, list(src_off.values())) if edits else None
+    src_lc = line_cols(src, list(src_off.values())) if edits else None
     found = []
     for off, check_id, text, message in raw:
         line, col = out_lc[off]

@@ -43,6 +43,16 @@ def _build_options(f):
     return f
 
 
+def _check_launcher(ctx, param, value):
+    """Split as a shell would, when the options are read: a quote not closed is one
+    line (a PortError) and exit 2 before anything is written, through ``--build-args``
+    too."""
+    from ..compile.ninja import launcher_words
+
+    launcher_words(value)
+    return value
+
+
 @click.command("build", context_settings=CONTEXT, short_help="Compile a ported tree with mcc (on ninja).")
 @click.argument("out", type=click.Path(path_type=str))
 @click.option("--arch", "arch", multiple=True, metavar="ARCHS",
@@ -54,7 +64,7 @@ def _build_options(f):
 @click.option("--shared", metavar="NAME.so", help="Link the objects into this shared library.")
 @click.option("-l", "libs", multiple=True, metavar="LIB",
               help="Extra library to link (-l mublas); -lmusart is always linked.")
-@click.option("--launcher", metavar="CMD",
+@click.option("--launcher", metavar="CMD", callback=_check_launcher,
               help="Prefix every compile, e.g. ccache, sccache or distcc.")
 @click.option("--cxx", default="c++", show_default=True, metavar="PATH",
               help="Host compiler for C/C++ files.")

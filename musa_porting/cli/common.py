@@ -35,13 +35,25 @@ def write_output(data: bytes, target: str) -> None:
     write_bytes(target, data)
 
 
+def is_stdout(path: str | None) -> bool:
+    """``-``, or a path that names our stdout (``/dev/stdout``): the summary then goes
+    to stderr, and no other output may go there too."""
+    if not path:
+        return False
+    if path == "-":
+        return True
+    from ..write.through import own_fd
+
+    return own_fd(path) == 1
+
+
 def check_outputs(**targets: str | None) -> None:
     """Before a command runs: each report path can be written, and at most one goes
     to stdout (two would be glued together). ``targets``: option name -> path."""
     from ..report.output import check_target
 
     given = {f"--{k.replace('_', '-')}": v for k, v in targets.items() if v is not None}
-    dashes = [k for k, v in given.items() if v == "-"]
+    dashes = [k for k, v in given.items() if is_stdout(v)]
     if len(dashes) > 1:
         raise click.UsageError(f"{' and '.join(dashes)} all write to stdout (-); send all but "
                                "one to files")

@@ -31,6 +31,12 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
     from ..tree.single_file import FilePorter
 
     path = opts.src
+    if output not in (None, "-"):
+        from ..write.through import check_named
+
+        why = check_named(output)  # a socket: refused before the port, as the reports are
+        if why:
+            raise PortError(f"-o: {why}", output)
     ported = FilePorter(opts).port(path)
     if ported.kind is None and b"\0" not in ported.data:
         exts = " ".join(e if e.startswith(".") else "." + e for e in opts.extensions)
@@ -74,7 +80,7 @@ def _write_if_changed(target: str, data: bytes, mode: int) -> None:
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise PortError("folder not found", folder)
-    write_if_changed(target, data, mode)
+    write_if_changed(target, data, mode, named=True)
 
 
 def _formatted(path: str, shown: list, fmt: str) -> list[str]:

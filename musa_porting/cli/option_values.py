@@ -79,6 +79,8 @@ def checked_build_args(ctx, param, value):
         build_cmd.make_context("musa-port build", ["OUT", *argv]).close()
     except click.ClickException as exc:
         raise click.BadParameter(exc.format_message()) from None
+    except PortError as exc:  # a value an option's own check refuses (--launcher)
+        raise PortError(f"--build-args: {exc}") from None
     return value
 
 

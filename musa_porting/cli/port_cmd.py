@@ -78,7 +78,7 @@ def port_cmd(ctx: click.Context, **given):
     exts = tuple(split_csv([v["extensions"]])) if v["extensions"] else DEFAULT_SOURCE_EXTENSIONS
     cwd = os.getcwd()
     file_ignores, cli_ignores = settings.split("ignore")
-    ignores = {**ignore_patterns(file_ignores, src, [cfg.folder, cwd]),
+    ignores = {**ignore_patterns(file_ignores, src, [cfg.folder, cwd], cfg.path),
                **ignore_patterns(cli_ignores, src, [cwd])}
     file_off, cli_off = map(split_csv, settings.split("disable_families"))
     file_on, cli_on = map(split_csv, settings.split("enable_families"))

@@ -9,7 +9,7 @@ from collections.abc import Set
 
 import click
 
-from .common import EXIT_CHECK, console_for, progress_bar, write_output
+from .common import EXIT_CHECK, console_for, is_stdout, progress_bar, write_output
 
 
 def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: str | None,
@@ -24,7 +24,7 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
     fmt, quiet = v["output_format"], v["quiet"]
     diff, report_json, report_csv, sarif = v["diff"], v["report_json"], v["report_csv"], v["sarif"]
     # The summary goes to stderr when stdout carries the diff, a report or the findings.
-    to_stdout = "-" in (diff, report_json, report_csv, sarif) or fmt != "text"
+    to_stdout = any(map(is_stdout, (diff, report_json, report_csv, sarif))) or fmt != "text"
     console = None if quiet else console_for(stderr=to_stdout)  # -q: rich is not imported
     progress = None if console is None else progress_bar(console)
     if progress is not None:

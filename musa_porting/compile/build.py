@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import PortError
 from ..write.manifest import BUILD_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME, STATE_DIR_NAME
 from .diagnostics import PortMap
-from .ninja import check_names, run_ninja, write_build_files, write_if_changed
+from .ninja import check_names, launcher_words, run_ninja, write_build_files, write_if_changed
 from .profile import Profile
 from .result import BuildResult
 
@@ -122,12 +122,37 @@ def make_build_dir(out: Path, build_dir: Path) -> None:
                             "it, or pass --build-dir DIR", str(path))
 
 
+def check_finished(out: Path, what: str = "build") -> None:
+    """Refuse a tree that a port is writing now, or whose port was interrupted (killed
+    in its commit, the tree holds old and new files mixed, and the journal says so):
+    compiling it would report on a port that never was. The port itself finishes what
+    was interrupted (``write/journal.py``), so the message says how to run it."""
+    import shlex
+
+    from ..write.lock import held
+
+    if held(str(out)):
+        raise PortError(f"a musa-port run is writing this tree now; {what} it once that run has "
+                        "finished", str(out))
+    if not os.path.lexists(out / JOURNAL_NAME):
+        return
+    from ..write.manifest import load_manifest
+
+    src = load_manifest(str(out)).src or "SRC"
+    raise PortError(f"the port into this tree was interrupted ({JOURNAL_NAME} is left), so it "
+                    f"holds old and new files mixed: run the port again to finish it (musa-port "
+                    f"{shlex.quote(src)} -o {shlex.quote(str(out))}, with the options it had), "
+                    f"then {what}", str(out))
+
+
 def build(opts: BuildOptions, profile: Profile | None = None) -> BuildResult:
     """Build the ported tree ``opts.out`` (``musa-port build``)."""
     t0 = time.perf_counter()
     out = Path(opts.out).resolve()
     if not out.is_dir():
         raise PortError("ported tree not found", opts.out)
+    launcher_words(opts.launcher)  # bad input: before anything is written
+    check_finished(out)
     if opts.build_dir is None and not (out / MANIFEST_NAME).is_file():
         raise PortError(f"not a tree musa-port ported (no {MANIFEST_NAME}); building it would "
                         f"write {BUILD_DIR_NAME}/ into it: pass --build-dir DIR to build it "

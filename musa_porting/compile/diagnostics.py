@@ -27,6 +27,7 @@ _NVCC_RE = re.compile(
 _BARE_RE = re.compile(r"^(?:[\w.+-]+: )?(?P<sev>fatal error|error|warning): (?P<msg>.*)$")
 _GENERATED_RE = re.compile(r"^(\d+) errors? generated(?: when compiling for (\S+?))?\.$")
 
+ERRORS = ("error", "fatal error", "catastrophic error")  # the severities that fail a compile
 HINTS = {
     "MP3001": "shared-memory-limit",
     "MP3002": "undeclared-cuda-name",
@@ -56,7 +57,7 @@ class CompilerDiagnostic:
 
     @property
     def is_error(self) -> bool:
-        return self.severity in ("error", "fatal error", "catastrophic error")
+        return self.severity in ERRORS
 
     def where(self) -> str:
         """``ported.mu:12:5`` (and ``(CUDA: orig.cu:12)`` when the original is known)."""
@@ -158,6 +159,13 @@ def _hint(d: CompilerDiagnostic, arch: str | None) -> None:
         d.hint_id = "MP3004"
         d.hint = "inline PTX assembly does not run on MUSA: use a MUSA intrinsic, or guard " \
                  "the asm with #if !defined(__MUSA_ARCH__)"
+
+
+def severity(line: str) -> str | None:
+    """The severity of the diagnostic a line of compiler output is ("error",
+    "warning", "note", ...), None for any other line: counts what is not kept."""
+    m = _CLANG_RE.match(line) or _NVCC_RE.match(line) or _BARE_RE.match(line)
+    return m.group("sev") if m else None
 
 
 def parse(output: str, portmap: PortMap | None = None, cwd: str | Path | None = None

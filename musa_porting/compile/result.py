@@ -19,16 +19,22 @@ class FileBuild:
     obj: str
     command: list[str]
     status: str = "not built"  # "ok", "failed", "not built"
-    output: str = ""
-    diagnostics: list[CompilerDiagnostic] = field(default_factory=list)
+    output: str = ""  # the first and last 64 KB of it (compile/ninja_output.py)
+    diagnostics: list[CompilerDiagnostic] = field(default_factory=list)  # in ``output``
+    # What was cut from the middle of a long output: lines, bytes, and the errors and
+    # warnings among them (counted in the totals, not listed).
+    cut_lines: int = 0
+    cut_bytes: int = 0
+    cut_errors: int = 0
+    cut_warnings: int = 0
 
     @property
     def errors(self) -> int:
-        return sum(1 for d in self.diagnostics if d.is_error)
+        return sum(1 for d in self.diagnostics if d.is_error) + self.cut_errors
 
     @property
     def warnings(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "warning")
+        return sum(1 for d in self.diagnostics if d.severity == "warning") + self.cut_warnings
 
     def first_error(self) -> CompilerDiagnostic | None:
         return next((d for d in self.diagnostics if d.is_error), None)
@@ -63,6 +69,7 @@ class BuildResult:
                 "errors": f.errors, "warnings": f.warnings,
                 "first_error": first.to_dict() if first else None,
                 "diagnostics": [d.to_dict() for d in f.diagnostics],
+                "output_cut": {"lines": f.cut_lines, "bytes": f.cut_bytes} if f.cut_lines else None,
                 "command": shlex.join(f.command),
             }
         return {

@@ -23,7 +23,15 @@ from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
 from ..rules import build_ruleset
 from ..safe_open import read_regular
 from ..write.manifest import MANIFEST_NAME, load_manifest
-from .build import BUILD_DIR_NAME, SKIP_DIRS, BuildOptions, build, collect_sources, make_build_dir
+from .build import (
+    BUILD_DIR_NAME,
+    SKIP_DIRS,
+    BuildOptions,
+    build,
+    check_finished,
+    collect_sources,
+    make_build_dir,
+)
 from .ninja import check_names
 from .profile import HOST_EXTS, Profile, gcc_depfile_flags
 from .result import BuildResult
@@ -192,6 +200,7 @@ def verify(opts: VerifyOptions) -> BuildResult:
         raise PortError("ported tree not found", opts.out)
     if not (out / MANIFEST_NAME).is_file():
         raise PortError(f"no {MANIFEST_NAME}: not a musa-port output (port it first)", opts.out)
+    check_finished(out, "verify")
     manifest = load_manifest(str(out))
     options = manifest.options
     ruleset = build_ruleset(

@@ -20,8 +20,8 @@ from ..errors import PortError
 from ..port.python import PathMap, port_python, python_rules
 from ..safe_open import read_regular
 from ..tree.result import DiffItem
-from ..write.files import atomic_bytes
-from ..write.manifest import MANIFEST_NAME, TMP_SUFFIX
+from ..write.files import replace_atomically
+from ..write.manifest import MANIFEST_NAME
 from . import safety
 from .ported_trees import find_ported_trees
 
@@ -80,8 +80,8 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         raise PortError("root path not found", opts.root)
     base = root if os.path.isdir(root) else os.path.dirname(root)
     excluded = [_existing(p, base) for p in opts.excluded]
-    files = _python_files(root, excluded)
-    launch = {_existing(p, base) for p in opts.launch}
+    files = _python_files(_linked_file(root, base), excluded)
+    launch = {_linked_file(_existing(p, base), base) for p in opts.launch}
     for p in sorted(launch):
         if not os.path.isfile(p):
             raise PortError("launch file not found", p)
@@ -122,10 +122,24 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         if opts.backup and states[f.path] != safety.CLEAN:
             f.backup = safety.write_backup(f.path)
     for f in changed:
-        head, tail = os.path.split(f.path)
-        atomic_bytes(os.path.join(head, f".{tail}{TMP_SUFFIX}"), f.path, f.new, f.mode)
+        replace_atomically(f.path, f.new, f.mode)
         result.written += 1
     return result
+
+
+def _linked_file(path: str, base: str) -> str:
+    """The file a link names, when it is a link to a file in ``base`` (the folder of
+    the file the user named): that file is converted and the link kept (replacing the
+    link with a converted copy left the real script unconverted). A link that leads
+    out of ``base`` is refused: converting a file elsewhere is not asked for."""
+    if not os.path.islink(path) or not os.path.isfile(path):
+        return path
+    real = os.path.realpath(path)
+    home = os.path.realpath(base)
+    if not real.startswith(home.rstrip(os.sep) + os.sep):
+        raise PortError(f"a link to {real}, outside {base}: convert that file itself "
+                        f"(musa-converter -r {real}), or copy it here", path)
+    return real
 
 
 def _existing(path: str, base: str) -> str:

@@ -8,8 +8,8 @@ other file gets a ``.orig`` copy first.
 The tree's own git configuration is not trusted: a ``.git/config`` shipped inside a
 tree can name commands that ``git status`` runs (``core.fsmonitor``, a clean filter
 for the files it compares, hooks). Git runs here with those switched off
-(``_git``): no fsmonitor, no hooks, no pager, every filter the repository configures
-emptied, no optional index write, and no descent into submodules.
+(``safe_git.run_git``): no fsmonitor, no hooks, no pager, every filter the repository
+configures emptied, no optional index write; and no descent into submodules.
 """
 
 from __future__ import annotations
@@ -20,28 +20,9 @@ import subprocess
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ..safe_git import run_git
+
 CLEAN, DIRTY, UNTRACKED, OUTSIDE = "clean", "dirty", "untracked", "outside"
-_SAFE = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-pager"]
-
-
-def _git(folder: str, *args: str, timeout: float, filters: bool = False
-         ) -> subprocess.CompletedProcess:
-    """``git -C folder args`` that runs nothing the repository's configuration names.
-    ``filters``: the command may compare file contents, so each filter driver the
-    repository defines is emptied first (reading the configuration runs nothing)."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-    env.pop("GIT_EXTERNAL_DIFF", None)
-    extra: list[str] = []
-    if filters:
-        listed = subprocess.run(["git", *_SAFE, "-C", folder, "config", "--name-only",
-                                 "--get-regexp", r"^filter\."], capture_output=True, text=True,
-                                env=env, timeout=timeout)
-        drivers = {k.rsplit(".", 1)[0] for k in listed.stdout.split()}
-        for d in sorted(drivers):
-            extra += ["-c", f"{d}.clean=", "-c", f"{d}.smudge=", "-c", f"{d}.process=",
-                      "-c", f"{d}.required=false"]
-    return subprocess.run(["git", *_SAFE, *extra, "-C", folder, *args], capture_output=True,
-                          env=env, timeout=timeout)
 
 
 @lru_cache(maxsize=256)
@@ -50,7 +31,7 @@ def _work_tree(folder: str) -> str | None:
     if shutil.which("git") is None:
         return None
     try:
-        proc = _git(folder, "rev-parse", "--show-toplevel", timeout=30)
+        proc = run_git(folder, "rev-parse", "--show-toplevel", timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     top = os.fsdecode(proc.stdout).strip()
@@ -73,9 +54,14 @@ def git_states(paths: Iterable[str]) -> dict[str, str]:
         real_top = os.path.realpath(top)
         rel = {os.path.relpath(os.path.realpath(p), real_top).replace(os.sep, "/"): p
                for p in files}
-        status = _status(top, list(rel))
+        for r in [r for r in rel if r == ".." or r.startswith("../")]:
+            out[rel.pop(r)] = UNTRACKED  # reached through a link, out of the work tree
+        status = _status(top, list(rel)) if rel else {}
+        folders = {k for k in status if k.endswith("/")}  # ignored folders, listed whole
         for r, p in rel.items():
             code = status.get(r)
+            if code is None and folders:
+                code = _folder_code(r, status, folders)
             if code is None:
                 out[p] = CLEAN
             elif code == "!!":
@@ -87,12 +73,41 @@ def git_states(paths: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def _folder_code(rel: str, status: dict[str, str], folders: set[str]) -> str | None:
+    """The code of the nearest folder above ``rel`` that git lists whole (``!! build/``:
+    a folder it ignores, and every file in it)."""
+    i = rel.rfind("/")
+    while i > 0:
+        code = status.get(rel[:i + 1]) if rel[:i + 1] in folders else None
+        if code is not None:
+            return code
+        i = rel.rfind("/", 0, i)
+    return None
+
+
+# Up to this many files, git is asked about each by name; past it, about the folder
+# that holds them all, once: a command line holds only so much (20,000 long paths
+# did not fit: "Argument list too long"), and git matches every file of its index
+# against every path named, which grows as their product.
+NAMED = 64
+
+
+def _scope(rels: list[str]) -> list[str]:
+    """What ``git status`` is asked about: each file, or the folder that holds them."""
+    if len(rels) <= NAMED:
+        return [f":(literal){r}" for r in rels]
+    common = os.path.commonpath(rels) if all(rels) else ""
+    if common in rels:  # one file (named twice): its folder
+        common = os.path.dirname(common)
+    return [f":(literal){common}"] if common else []
+
+
 def _status(top: str, rels: list[str]) -> dict[str, str]:
-    """``git status`` of ``rels`` (paths relative to ``top``): path -> XY code."""
-    specs = [f":(literal){r}" for r in rels]
-    proc = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                "--ignored=matching", "--ignore-submodules=all", "--", *specs, timeout=120,
-                filters=True)
+    """``git status`` of ``rels`` (paths relative to ``top``): path -> XY code (a
+    folder git lists whole ends with ``/``)."""
+    proc = run_git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                "--ignored=matching", "--ignore-submodules=all", "--", *_scope(rels),
+                timeout=120, filters=True)
     if proc.returncode != 0:
         # git refuses the work tree (e.g. dubious ownership): hold every file unsafe.
         return {r: "??" for r in rels}

@@ -1,7 +1,7 @@
 """git in SRC's repository, for following renames and reading an old upstream ref.
 
 SRC is the user's input, and a tree may ship a ``.git`` of its own: its configuration
-is not trusted. git runs through ``convert/safety``'s runner, with what it could run
+is not trusted. git runs through ``safe_git.run_git``, with what it could run
 switched off (no fsmonitor, no hooks, no pager, the repository's filter drivers
 emptied). git is asked only where a repository can be: SRC or a folder above it holds
 a ``.git`` (so that a port outside any repository, most runs, starts no process).
@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+
+from ..safe_git import run_git
 
 
 def in_repository(folder: str) -> bool:
@@ -33,10 +35,8 @@ def git(folder: str, *args: str, ok: tuple[int, ...] = (0,), timeout: float = 60
     the repository (a diff, an archive), so the repository's filters are emptied."""
     if shutil.which("git") is None:
         return None
-    from ..convert.safety import _git as safe_git  # the one runner that trusts no config
-
     try:
-        proc = safe_git(folder, *args, timeout=timeout, filters=filters)
+        proc = run_git(folder, *args, timeout=timeout, filters=filters)
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout if proc.returncode in ok else None

@@ -51,3 +51,11 @@ class Lines:
         self._line += self.data.count(b"\n", self._line_at, off)
         self._line_at = off
         return self._line, off - self.start(off) + 1
+
+
+def cr_only(data: bytes) -> bool:
+    """Classic Mac line endings: CR alone ends each line, and no LF is in the file.
+    Compilers and Python take a CR alone as a line's end; the scans here look for LF,
+    so such a file is ported with its CRs as LFs (byte for byte: every offset holds),
+    and its LFs turned back into CRs after."""
+    return b"\n" not in data and b"\r" in data

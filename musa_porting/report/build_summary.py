@@ -33,6 +33,14 @@ def print_build_summary(b, console, title: str = "Build") -> None:
                           f"{first.where()}: {first.message}" if first else "")
         console.print(table)
     for f in [*b.files, *([b.link] if b.link else [])]:
+        if f.cut_lines:
+            from ..compile.ninja_output import KEEP
+
+            console.print(f"{f.path}: {f.cut_lines:,} lines ({f.cut_bytes:,} bytes) of its compiler "
+                          f"output cut (the first and last {KEEP // 1024} KB kept; the "
+                          f"{f.cut_errors:,} errors and {f.cut_warnings:,} warnings cut are "
+                          "counted above)", markup=False, highlight=False, soft_wrap=True)
+    for f in [*b.files, *([b.link] if b.link else [])]:
         if f.status == "failed" and not any(d.is_error for d in f.diagnostics):
             _print_tail(console, f"{f.path}: failed; the compiler said:", f.output)
         for d in f.diagnostics:

@@ -1,12 +1,14 @@
 """Writing a report file: atomically (a CI job may read it while we write), or to
 stdout for ``-``.
 
-The temp file is made by ``tempfile.mkstemp`` beside the report (``O_EXCL``, a name
-no one can guess in advance), so a link planted at a predictable name is never
-written through, and it is removed on any failure. Report paths are checked before
-the port runs (``check_target``): a report that cannot be written must not turn a
-finished port into an error, nor leave anything behind. Text is UTF-8; a file name
-that is not (its bytes held as surrogates) is written with ``\\xNN`` escapes.
+The temp file is created beside the report with ``O_EXCL`` under a name no one can
+know in advance (``write.files.tmp_rel``), so neither a link planted there nor a file
+of that name is ever written through or removed, and it is removed on any failure. A
+path that is not a regular file (a FIFO, a device, ``/dev/stdout``) is written
+through instead (``write/through.py``). Report paths are checked before the port runs
+(``check_target``): a report that cannot be written must not turn a finished port into
+an error, nor leave anything behind. Text is UTF-8; a file name that is not (its bytes
+held as surrogates) is written with ``\\xNN`` escapes.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ def check_target(path: str, option: str) -> None:
         return
     if not path:
         raise PortError(f"{option}: the report's path is empty")
+    from ..write.through import check_named
+
+    why = check_named(path)
+    if why is not None:  # written through: its folder is not written
+        if why:
+            raise PortError(f"{option}: {why}", path)
+        return
     if os.path.isdir(path):
         raise PortError(f"{option}: is a folder; name a file", path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -50,26 +59,16 @@ def write_bytes(path: str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    import tempfile  # not at start-up: it imports random, shutil, bz2, lzma
+    from ..write.files import replace_atomically
+    from ..write.through import goes_through, write_through
 
-    folder, name = os.path.split(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        if goes_through(path):
+            write_through(path, data)
+        else:
+            replace_atomically(os.path.abspath(path), data, 0o666 & ~_umask())
     except OSError as exc:
         raise PortError(f"cannot write: {exc.strerror or exc}", path) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass  # already renamed, or gone
-        if isinstance(exc, OSError):
-            raise PortError(f"cannot write: {exc.strerror or exc}", path) from None
-        raise
 
 
 def write_text(path: str, text: str) -> None:

@@ -66,7 +66,23 @@ def compile_pattern(text: str) -> Pattern | None:
         return None  # git drops a pattern with a bracket it never closes
     except _Invalid as exc:
         raise PortError(f"ignore pattern {text!r} is not valid: {exc}") from None
-    return Pattern(text, include, re.compile(regex, re.DOTALL))
+    try:
+        compiled = re.compile(regex, re.DOTALL)
+    except re.error as exc:  # a bracket expression the regex engine refuses
+        raise PortError(f"ignore pattern {text!r} is not valid: {_bracket_error(exc)}") from None
+    return Pattern(text, include, compiled)
+
+
+def _bracket_error(exc: re.error) -> str:
+    """What is wrong, in the glob's terms: a bracket's backslashes are doubled in its
+    regex (``_atoms``), so a range is shown as the pattern wrote it."""
+    msg = str(exc.msg)
+    if msg.startswith("bad character range "):
+        span = msg[len("bad character range "):].replace("\\\\", "\\")
+        first, last = span[0], span[2:]
+        return (f"the range {first}-{last} in a [...] is reversed ({first!r} sorts after "
+                f"{last!r}; write {last}-{first})")
+    return f"{msg} in a [...]"
 
 
 class _Unclosed(Exception):

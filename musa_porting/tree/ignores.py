@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from .gitignore import GitIgnore
+from ..errors import PortError
+from .gitignore import GitIgnore, compile_pattern
 from .walk import normalize_patterns
 
 _GLOB = set("*?[!")
@@ -40,13 +41,21 @@ def ignore_pattern(entry: str, src: str, bases: Sequence[str] = ()) -> str:
     return entry
 
 
-def ignore_patterns(entries: Iterable[str], src: str, bases: Sequence[str] = ()) -> dict[str, str]:
-    """Each entry (comma-separated lists split) -> its pattern, in order."""
+def ignore_patterns(entries: Iterable[str], src: str, bases: Sequence[str] = (),
+                    where: str | None = None) -> dict[str, str]:
+    """Each entry (comma-separated lists split) -> its pattern, in order. ``where``: the
+    settings file the entries come from, named by the error of a pattern that is not
+    valid (the user fixes it there)."""
     out: dict[str, str] = {}
     for entry in entries:
         for item in entry.split(","):
             if item.strip():
-                out[item.strip()] = ignore_pattern(item.strip(), src, bases)
+                out[item.strip()] = pattern = ignore_pattern(item.strip(), src, bases)
+                if where is not None:
+                    try:
+                        compile_pattern(normalize_patterns([pattern])[0])
+                    except PortError as exc:
+                        raise PortError(exc.message, where) from None
     return out
 
 

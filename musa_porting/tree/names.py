@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 from ..errors import PortError
 from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
-from ..write.manifest import RESERVED_NAMES
+from ..write.manifest import RESERVED_NAMES, Manifest
 from .kinds import KindSelector
 from .twins import resolve_twins
+from .unported import keep_unported_names
 from .vendored import in_library
 from .walk import Entry
 
@@ -125,13 +126,15 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
 class Named:
     """Where a tree's inputs go: each input's output path, the inputs to port (those a
     MUSA twin stands for left out), those left out (still read by the symbol index),
-    the twins copied as they are, and the output folders (one per output path)."""
+    the twins copied as they are, the output folders (one per output path) and the
+    sources that keep their own names because they are not text."""
 
     out_rel_of: dict[str, str]
     entries: list[Entry]
     twinned: list[Entry]
     verbatim: frozenset[str]
     dirs: list[Entry]
+    unported: list[str]
 
 
 # How a file left out for its MUSA version shows among the ignored.
@@ -140,21 +143,24 @@ SUPERSEDED = "(its MUSA version is in the tree)"
 
 def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
               vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
-              libraries: frozenset[str], users: Callable[[str], bool] | None) -> Named:
+              libraries: frozenset[str], users: Callable[[str], bool] | None,
+              old: Manifest) -> Named:
     """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
-    for their twins and the renamed paths)."""
+    for their twins and the renamed paths; ``old``, the last run's manifest, says which
+    sources were not text when they are as it saw them)."""
     superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
     out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
                               superseded, file_name, libraries, users)
-    result.renamed_paths = renamed_paths(out_rel_of, renames)
-    result.ignored.update({rel: SUPERSEDED for rel in superseded})
     files = {e.rel for e in entries if e.kind != "dir"}
     kept = [e for e in entries if e.rel not in superseded]
+    unported = keep_unported_names(src, kept, out_rel_of, kinds, old)
+    result.renamed_paths = renamed_paths(out_rel_of, renames)
+    result.ignored.update({rel: SUPERSEDED for rel in superseded})
     # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
     dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
                  for e in kept if e.kind == "dir"}.values())
     return Named(out_rel_of, kept, [e for e in entries if e.rel in superseded],
-                 frozenset(superseded.values()) & files, dirs)
+                 frozenset(superseded.values()) & files, dirs, unported)
 
 
 def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:

@@ -7,7 +7,6 @@ A pure step per file, so that it can run in forked workers (see ``parallel``).
 from __future__ import annotations
 
 import os
-import posixpath
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from ..analyze.checks import Diagnostic
 from ..errors import PortError
 from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver
-from ..safe_open import open_regular
+from ..safe_open import regular_chunks
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest
 from ..write.output_state import OutputState
@@ -26,6 +25,8 @@ from .options import PortOptions
 from .paths import link_target
 from .ported import FileContext
 from .result import DiffItem, FileOutcome
+from .unported import not_text as unported_reason
+from .unported import own_name
 from .walk import Entry
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class Planner:
                                     "again to port the new version")
             if self.opts.paranoid:
                 rec.src_sha256 = sha256_of(data)
-            not_text = _not_text(data)
+            not_text = unported_reason(data)
             if not not_text:
                 step = self._plan_source(e, out_rel, src_path, data, rec, kind)
                 step.warnings.extend(warnings)
@@ -139,7 +140,7 @@ class Planner:
     def _unported_name(self, rel: str, out_rel: str) -> str:
         """A source that is not ported keeps its own name (``k.cu``, not ``k.mu``),
         unless another input's output already has that name."""
-        own = posixpath.join(posixpath.dirname(out_rel), posixpath.basename(rel))
+        own = own_name(rel, out_rel)
         if self._taken is None:
             self._taken = set(self.out_rel_of.values())
         return out_rel if own != out_rel and own in self._taken else own
@@ -247,30 +248,10 @@ class Planner:
                     warnings, e.size)
 
 
-def _not_text(data: bytes) -> str:
-    """Why a source file is not text the rules can port ("" if it is): NUL bytes, or a
-    UTF-16/UTF-32 byte-order mark."""
-    if data[:4] in (b"\xff\xfe\0\0", b"\0\0\xfe\xff"):
-        return "UTF-32 text"
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "UTF-16 text"
-    if b"\0" in data:
-        return "NUL bytes (binary, or UTF-16 text without a byte-order mark)"
-    return ""
-
-
 def _starts_with(path: str, magic: bytes, e: Entry) -> bool:
     """Whether a file begins with ``magic`` (an unreadable one is left to the copy, which
     reports it)."""
-    try:
-        fd, _ = open_regular(path, expect=e.identity)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            return fh.read(len(magic)) == magic
-        except OSError:
-            return False
+    return next(regular_chunks(path, len(magic), e.identity), b"") == magic
 
 
 def unchanged_records(out: str, src: str, files: list[Entry], out_rel_of: dict[str, str],

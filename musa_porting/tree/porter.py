@@ -126,14 +126,15 @@ class Porter:
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         named = name_tree(self.src, entries, self.kinds, self.renames,
                           self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
-                          self.libraries, None if opts.reverse else users_file(self.out, old))
+                          self.libraries, None if opts.reverse else users_file(self.out, old), old)
         out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
         self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
         check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
         fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files,  # twins: see below
-                                          [os.path.join(self.src, e.rel) for e in self._twinned])
+                                          [os.path.join(self.src, e.rel) for e in self._twinned],
+                                          named.unported)
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
@@ -171,9 +172,8 @@ class Porter:
         result.rules, result.rule_status = _rule_counts(planner.rules, old)
         timings.mark("rules compiled")
         result.project = project
-        # New bytes go straight to temp files beside their outputs while planning runs
-        # (the renames happen after planning).
-        stager = None if outdir is None else Stager(self.src, outdir, state)
+        # New bytes go to temp files beside their outputs while planning runs (renamed after).
+        stager = None if outdir is None else Stager(self.src, outdir, state, out_rel_of.values())
         planned: list[Planned] = []
         shared: dict = {}  # see FileRecord.compact
         try:

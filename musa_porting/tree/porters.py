@@ -19,6 +19,7 @@ from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
 from ..analyze.suppress import unsuppressed
 from ..port.cxx.porter import port_bytes
+from ..port.lines import cr_only
 from .build_kind import BUILD_KINDS, port_build_file
 from .ported import FileContext, Ported
 
@@ -89,9 +90,28 @@ def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]
     return wrapped
 
 
+def _with_cr_lines(port: Callable[[bytes, FileContext], Ported]
+                   ) -> Callable[[bytes, FileContext], Ported]:
+    """A port function that reads a file of CR-only line endings line by line (see
+    ``port.lines.cr_only``): every include of it followed, findings at their lines."""
+
+    @functools.wraps(port)
+    def wrapped(data: bytes, ctx: FileContext) -> Ported:
+        if not cr_only(data):
+            return port(data, ctx)
+        ported = port(data.replace(b"\r", b"\n"), ctx)
+        ported.data = ported.data.replace(b"\n", b"\r")
+        return ported
+
+    return wrapped
+
+
 PORTERS: dict[str, Callable[[bytes, FileContext], Ported]] = {"cxx": port_cxx,
                                                                "python": port_python}
 # Build files: CMake, Makefiles, shell scripts that call nvcc (tree/build_kind.py).
 PORTERS.update({k: functools.partial(port_build_file, k) for k in BUILD_KINDS})
 PORTERS = {k: _with_inline_suppressions(f) for k, f in PORTERS.items()}
+# C, C++, CUDA and Python take a CR alone as a line's end (CMake, make and sh do not):
+# the markers of inline suppressions are read line by line too.
+PORTERS.update({k: _with_cr_lines(PORTERS[k]) for k in ("cxx", "python")})
 

@@ -16,6 +16,7 @@ from ..analyze.build_symbols import scan_build
 from ..analyze.symbols import FileSymbols, scan_lexer
 from ..analyze.word_finder import WordFinder
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
+from ..port.lines import cr_only
 from ..port.text import port_text
 from ..rules import RuleSet
 from ..rules.project import ProjectPlan, Site, plan_renames
@@ -93,7 +94,9 @@ class SymbolPass:
 
     def _read(self, rel: str) -> bytes | None:
         data = read_file(os.path.join(self.src, rel), self._seen.get(rel))
-        return None if b"\0" in data else data  # not text: copied, not ported
+        if b"\0" in data:
+            return None  # not text: copied, not ported
+        return data.replace(b"\r", b"\n") if cr_only(data) else data  # as porters.py reads it
 
     def _lexer_one(self, rel: str) -> FileSymbols | None:
         data = self._read(rel)

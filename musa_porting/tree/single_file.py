@@ -24,6 +24,7 @@ from .kinds import KindSelector
 from .options import PortOptions
 from .ported import FileContext
 from .porters import PORTERS
+from .unported import not_text
 from .vocabulary import run_vocabulary
 
 
@@ -101,8 +102,10 @@ class FilePorter:
         if kind is None and self.kinds.may_sniff(rel):
             kind = self.kinds.sniff(data, rel)
         out_name = posixpath.basename(self.out_rel(rel))
-        if kind is None or b"\0" in data:  # not a kind we port, or not text: as it is
+        if kind is None:  # not a kind we port: as it is
             return FilePort(data, out_name, None)
+        if not_text(data):  # as it is, under its own name, as in a tree port
+            return FilePort(data, posixpath.basename(rel), None)
         files, out_rel_of = self._tree_files(root)
         if rel not in out_rel_of:
             files, out_rel_of = [*files, rel], {**out_rel_of, rel: self.out_rel(rel)}

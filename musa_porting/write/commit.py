@@ -72,7 +72,7 @@ def _commit(out: OutDir, planned: list[Planned], dirs: list[Entry], stale: Stale
             out.chmod(d.rel, want)
     if stager.manifest_staged:
         fault("manifest", out.path(MANIFEST_NAME))
-        out.replace(manifest_temp(), MANIFEST_NAME)
+        out.replace(manifest_temp(stager.token), MANIFEST_NAME)
         cache_written(out.out, len(planned))
     fault("journal", out.out)
     clear_journal(out)
@@ -81,4 +81,4 @@ def _commit(out: OutDir, planned: list[Planned], dirs: list[Entry], stale: Stale
 def _abandon(stager: Stager) -> None:
     """After a failed rename: remove the temp files not yet in place, but keep the
     journal and the staged manifest, so the next run knows what this one placed."""
-    remove_temps(stager.outdir, stager.stage_dirs, keep=manifest_temp())
+    remove_temps(stager.outdir, stager.stage_dirs, stager.token, keep=manifest_temp(stager.token))

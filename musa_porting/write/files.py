@@ -79,28 +79,33 @@ def same_stat(path: str, size: int, mtime_ns: int) -> bool:
     return st.st_size == size and st.st_mtime_ns == mtime_ns
 
 
-def temp_name(key: str) -> str:
-    """The temp name for output ``key`` (a path relative to the output): short, so a
-    255-byte file name still has one, and unique per output."""
+def new_token() -> str:
+    """A run's own part of its temp names: random, so no name a tree holds (a source
+    named as another output's temp file) can be one of them; the journal records it,
+    so recovery removes that run's temp files and nothing else."""
+    import secrets  # not at start-up: a no-change re-run writes nothing
+
+    return secrets.token_hex(8)
+
+
+def temp_name(key: str, token: str) -> str:
+    """The temp name for output ``key`` (a path relative to the output) in the run of
+    ``token``: short, so a 255-byte file name still has one, and unique per output."""
     digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return f".{digest}{TMP_SUFFIX}"
+    return f".{token}.{digest}{TMP_SUFFIX}"
 
 
 def tmp_rel(out_rel: str) -> str:
-    """The temp file an output is written to first, beside it."""
-    return posixpath.join(posixpath.dirname(out_rel), temp_name(out_rel))
+    """A temp file beside ``out_rel``, a name no one could know in advance."""
+    return posixpath.join(posixpath.dirname(out_rel), temp_name(out_rel, new_token()))
 
 
 def _create(path: str, dir_fd: int | None = None) -> int:
     """A new file at ``path`` (a name in the folder ``dir_fd`` when given), never
-    through a link: a leftover of the same name (a temp file of a killed run) is
-    removed first."""
+    through a link, and never over anything: a temp name is the run's own (``temp_name``),
+    so a file already there is someone else's, and the write fails (EEXIST)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        return os.open(path, flags, 0o600, dir_fd=dir_fd)
-    except FileExistsError:
-        os.unlink(path, dir_fd=dir_fd)
-        return os.open(path, flags, 0o600, dir_fd=dir_fd)
+    return os.open(path, flags, 0o600, dir_fd=dir_fd)
 
 
 def write_file(path: str, data: bytes, mode: int, dir_fd: int | None = None) -> os.stat_result:
@@ -159,17 +164,31 @@ def atomic_bytes(tmp: str, path: str, data: bytes, mode: int) -> None:
     os.replace(tmp, path)
 
 
-def write_if_changed(path: str, data: bytes, mode: int) -> None:
+def write_if_changed(path: str, data: bytes, mode: int, named: bool = False) -> None:
     """Write one file outside a tree port (``musa-port x.cu -o FILE``,
     ``SimplePorting.modify_file``, the build's generated files): atomically, through
-    the temp name of its path (a killed run's leftover is reused, not piled up), and
-    not at all when it holds these bytes already, so its mtime stays and make, ninja
-    and editors see no change. A link there is replaced, never written through."""
+    a temp file beside it, and not at all when it holds these bytes already, so its
+    mtime stays and make, ninja and editors see no change. A link there is replaced,
+    never written through; but a path the user ``named`` on the command line that is
+    not a regular file (a FIFO, a device, a link to one, /dev/stdout) is written
+    through, as ``cat > path`` would (``write/through.py``)."""
+    if named:
+        from .through import goes_through, write_through
+
+        if goes_through(path):
+            write_through(path, data)
+            return
     try:
         if read_regular(path) == data:
             return
     except OSError:
         pass  # no file yet, or not a regular one: written below
+    replace_atomically(path, data, mode)
+
+
+def replace_atomically(path: str, data: bytes, mode: int) -> None:
+    """``path`` replaced by a file of ``data`` (a new file renamed over it); the temp
+    file is removed on any failure."""
     tmp = tmp_rel(path)
     try:
         atomic_bytes(tmp, path, data, mode)

@@ -57,9 +57,11 @@ def rule_options(opts: PortOptions) -> dict:
 
 
 def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str],
-                        watched: Sequence[str] = ()) -> str:
+                        watched: Sequence[str] = (), unported: Sequence[str] = ()) -> str:
     """What decides the port beyond each file's own bytes; ``watched``: files whose
-    size and mtime count too (inputs read only for their names, not ported)."""
+    size and mtime count too (inputs read only for their names, not ported);
+    ``unported``: the sources that keep their own names because they are not text
+    (``tree/unported.py``): when one becomes text, what includes it is ported again."""
     h = hashlib.sha256()
     h.update(__version__.encode())
     h.update(stamp.encode("utf-8", "surrogateescape"))
@@ -83,4 +85,6 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
         h.update(repr([opts.file_name(posixpath.basename(r)) for r in tree_files]).encode())
     for rel in tree_files:
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+    if unported:
+        h.update(b"unported\0" + "\0".join(unported).encode("utf-8", "surrogateescape"))
     return h.hexdigest()

@@ -1,8 +1,9 @@
 """Recovery after an interrupted run (SIGKILL, a power cut mid-run).
 
 Before a run creates anything in the output it writes the journal: the folders that
-may hold its temp files (``files.temp_name``: a hash, so the journal need not list
-100,000 names), the folders it creates, and where its new manifest is staged. The
+may hold its temp files and the run's token (``files.temp_name``: the token and a
+hash, so the journal need not list 100,000 names, and no file but the run's own
+matches), the folders it creates, and where its new manifest is staged. The
 manifest is staged last, after every output is in a temp file, so its presence says
 the renames may have begun: its records are the run's intent. The next run (under
 the lock) removes the temp files and the folders left empty, and adopts what the
@@ -23,34 +24,49 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 
 from .files import temp_name, write_file
-from .manifest import JOURNAL_NAME, MANIFEST_NAME, TEMP_RE, TMP_SUFFIX, Manifest, load_manifest
+from .manifest import (
+    JOURNAL_NAME,
+    MANIFEST_NAME,
+    OLD_TEMP_RE,
+    TEMP_RE,
+    TMP_SUFFIX,
+    Manifest,
+    load_manifest,
+)
 from .outdir import OutDir, inside_rel
+
+_TOKEN_RE = re.compile(r"[0-9a-f]{16}")
 
 
 def journal_path(out: str) -> str:
     return os.path.join(out, JOURNAL_NAME)
 
 
-def manifest_temp() -> str:
-    """Where a run stages its manifest (in the output's top folder)."""
-    return temp_name(MANIFEST_NAME)
+def manifest_temp(token: str) -> str:
+    """Where the run of ``token`` stages its manifest (in the output's top folder)."""
+    return temp_name(MANIFEST_NAME, token)
 
 
-def write_journal(outdir: OutDir, stage_dirs: list[str], created: list[str]) -> None:
+def write_journal(outdir: OutDir, token: str, stage_dirs: list[str], created: list[str]) -> None:
     """Record what a run may leave behind, before it writes anything else."""
-    data = json.dumps({"version": 2, "stage_dirs": sorted(stage_dirs), "created": created,
-                       "manifest": manifest_temp()}, ensure_ascii=True)
-    tmp = temp_name(JOURNAL_NAME)
+    data = json.dumps({"version": 3, "token": token, "stage_dirs": sorted(stage_dirs),
+                       "created": created, "manifest": manifest_temp(token)}, ensure_ascii=True)
+    tmp = temp_name(JOURNAL_NAME, token)
     root = outdir.folder("")
     write_file(tmp, data.encode("ascii"), 0o644, root)
     outdir.replace(tmp, JOURNAL_NAME)
 
 
 def clear_journal(outdir: OutDir) -> None:
-    outdir.unlink(JOURNAL_NAME, missing_ok=True)  # missing: nothing was staged
+    """Remove the journal, if there is one: a run that wrote nothing must not write to
+    the output at all (on a read-only file system, even removing a file that is not
+    there fails)."""
+    if outdir.lstat(JOURNAL_NAME) is not None:
+        outdir.unlink(JOURNAL_NAME, missing_ok=True)
 
 
 def _read(out: str, warnings: list[str]) -> dict | None:
@@ -88,11 +104,20 @@ def _paths(data: dict, key: str, out: str, warnings: list[str], top: bool = Fals
     return good
 
 
+def _token(data: dict, out: str, warnings: list[str]) -> str | None:
+    """The journal's run token (None: a journal of a run before tokens)."""
+    token = data.get("token")
+    if token is None or (isinstance(token, str) and _TOKEN_RE.fullmatch(token)):
+        return token
+    warnings.append(f"{journal_path(out)}: warning: ignored token {token!r}: not a run's token")
+    return ""  # no temp name has it: nothing is removed as a temp file
+
+
 def _staged_manifest(data: dict, out: str, warnings: list[str]) -> str | None:
     name = data.get("manifest")
     if not name:
         return None
-    if isinstance(name, str) and TEMP_RE.fullmatch(name):
+    if isinstance(name, str) and is_temp(_token(data, out, []))(name) and TEMP_RE.fullmatch(name):
         return name
     warnings.append(f"{journal_path(out)}: warning: ignored manifest {name!r}: not a temp file "
                     "of the output's top folder")
@@ -109,13 +134,23 @@ def _remove(outdir: OutDir, rel: str) -> None:
         outdir.unlink(rel, missing_ok=True)
 
 
-def remove_temps(outdir: OutDir, stage_dirs: list[str], keep: str | None = None) -> None:
-    """Remove every temp file and temp folder in these folders of the output (but
-    ``keep``, a temp name in the top folder). Folders reached through a link are
-    skipped."""
+def is_temp(token: str | None):
+    """The test of a temp name of the run of ``token`` (None: a run before tokens)."""
+    if token is None:
+        return OLD_TEMP_RE.match
+    prefix = f".{token}."
+    return lambda n: n.startswith(prefix) and TEMP_RE.match(n) is not None
+
+
+def remove_temps(outdir: OutDir, stage_dirs: list[str], token: str | None,
+                 keep: str | None = None) -> None:
+    """Remove every temp file and temp folder of the run of ``token`` in these
+    folders of the output (but ``keep``, a temp name in the top folder). Folders
+    reached through a link are skipped."""
+    ours = is_temp(token)
     for rel in stage_dirs:
         try:
-            names = [n for n in outdir.names(rel) if TEMP_RE.match(n)]
+            names = [n for n in outdir.names(rel) if ours(n)]
         except OSError:
             continue
         for name in names:
@@ -145,7 +180,8 @@ def recover(outdir: OutDir, keep_dirs: list[str]) -> Manifest:
         return Manifest()
     name = _staged_manifest(data, out, warnings)
     intent = load_manifest(out, name) if name else Manifest()
-    remove_temps(outdir, _paths(data, "stage_dirs", out, warnings, top=True))
+    remove_temps(outdir, _paths(data, "stage_dirs", out, warnings, top=True),
+                 _token(data, out, warnings))
     for rel in _paths(data, "temps", out, warnings):  # the first format
         if rel.endswith(TMP_SUFFIX):
             try:

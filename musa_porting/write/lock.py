@@ -27,6 +27,23 @@ except ImportError:  # Windows: no flock; runs are not serialised there
     fcntl = None  # type: ignore[assignment]
 
 
+def held(out: str) -> bool:
+    """Whether a run holds ``out``'s lock now (``musa-port build`` asks, never waits)."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(os.path.join(out, LOCK_NAME), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False  # no lock file (or not one we can open): no run holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EAGAIN, errno.EACCES)
+    finally:
+        os.close(fd)
+    return False
+
+
 class OutputLock:
     def __init__(self, out: str, wait: float):
         self.out = out

@@ -28,9 +28,12 @@ BUILD_DIR_NAME = ".musa-port-build"
 STATE_DIR_NAME = ".musa-port"
 RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, BUILD_DIR_NAME, STATE_DIR_NAME)
 TMP_SUFFIX = ".musa-port-tmp"
-# A temp file or folder of a run: a hash of the output's path, in a folder of the output
-# (tree/files.temp_name); the journal says which folders may hold them.
-TEMP_RE = re.compile(r"\.[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + r"\Z")
+# A temp file or folder of a run: the run's random token and a hash of the output's
+# path, in a folder of the output (write/files.temp_name); the journal says which
+# folders may hold them, and the token. (Before the token, a run's temp name was the
+# hash alone: a journal without a token is cleaned by that pattern.)
+TEMP_RE = re.compile(r"\.(?:[0-9a-f]{16}\.)?[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + r"\Z")
+OLD_TEMP_RE = re.compile(r"\.[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + r"\Z")
 VERSION = 3
 UNTRUSTED = -1  # src_size of a record that must not skip its file (see Manifest.adopt)
 

@@ -4,7 +4,8 @@ written. A failure (a full disk, a folder we may not write into) removes the tem
 files and the folders staging created, and names the output that failed: the output
 is left as it was.
 
-Temp files are hashed names in the output's own folder (``files.temp_name``), or in
+Temp files are named by the run's random token and a hash of the output's path
+(``files.temp_name``: no name a tree holds is one), in the output's own folder, or in
 the nearest real folder above it while its folder is pending (see ``output_state``);
 each folder the commit must change is proven writable here first. Every write goes
 through ``OutDir``: relative to a folder fd of the output, following no link.
@@ -14,22 +15,29 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Iterable
 
 from ..errors import PortError
 from ..tree.plan import Planned
 from .faults import fault
 from .faults import prepare as prepare_faults
-from .files import copy_file, temp_name, write_chunks, write_file
+from .files import copy_file, new_token, temp_name, write_chunks, write_file
 from .journal import clear_journal, manifest_temp, remove_temps, write_journal
-from .manifest import MANIFEST_NAME, Manifest
+from .manifest import MANIFEST_NAME, TMP_SUFFIX, Manifest
 from .outdir import OutDir
 from .output_state import MISSING, PENDING, OutputState
 
 
 class Stager:
-    def __init__(self, src: str, outdir: OutDir, state: OutputState):
+    def __init__(self, src: str, outdir: OutDir, state: OutputState, names: Iterable[str] = ()):
+        """``names``: the run's output paths (a token that one named as a temp file
+        starts with is not taken)."""
         self.src, self.outdir, self.state = src, outdir, state
         self.out = outdir.out
+        taken = {n.rsplit("/", 1)[-1][1:17] for n in names if n.endswith(TMP_SUFFIX)}
+        self.token = new_token()
+        while self.token in taken:
+            self.token = new_token()
         self.dirs: list[str] = []  # the run's output folders, parents first
         self.created: list[str] = []  # folders staging created (removed again on failure)
         self.pending: list[str] = []  # folders placed at commit time from temp folders
@@ -64,7 +72,7 @@ class Stager:
         self.stage_dirs = ["", *(d for d in self.dirs if self.state.dirs[d] != PENDING)]
         created = [d for d in self.dirs if self.state.dirs[d] == MISSING]
         try:
-            write_journal(self.outdir, self.stage_dirs, created)
+            write_journal(self.outdir, self.token, self.stage_dirs, created)
         except OSError as exc:
             raise PortError(f"cannot write into the output folder: {exc.strerror or exc}",
                             self.out) from None
@@ -72,7 +80,7 @@ class Stager:
 
     def temp_rel(self, rel: str) -> str:
         """Output ``rel``'s temp file (or folder), relative to the output."""
-        return posixpath.join(self.state.stage_dir(rel), temp_name(rel))
+        return posixpath.join(self.state.stage_dir(rel), temp_name(rel, self.token))
 
     def _write(self, rel: str, write, tmp: str):
         """Run one write of output ``rel`` at ``tmp`` (relative to the output); an error
@@ -116,7 +124,7 @@ class Stager:
             if self.state.dirs.get(d) == PENDING:
                 continue  # created by this run
             self._journal()
-            tmp = posixpath.join(d, temp_name(posixpath.join(d, "\0probe")))
+            tmp = posixpath.join(d, temp_name(posixpath.join(d, "\0probe"), self.token))
             self._write(d, lambda rel: (self._file(rel, write_file, b"", 0o600),
                                         self.outdir.unlink(rel)), tmp)
 
@@ -125,12 +133,12 @@ class Stager:
         self._journal()
         lines = (line.encode() for line in manifest.json_lines())
         self._write(MANIFEST_NAME, lambda rel: self._file(rel, write_chunks, lines, 0o644),
-                    manifest_temp())
+                    manifest_temp(self.token))
         self.manifest_staged = True
 
     def unstage(self) -> None:
         """Undo staging after a failure: the output is left as it was."""
-        remove_temps(self.outdir, self.stage_dirs)
+        remove_temps(self.outdir, self.stage_dirs, self.token)
         for d in reversed(self.created):
             try:
                 self.outdir.rmdir(d)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import make_tree
 from conftest import run_cli as cli
-from relhelp import one_error, same_port, state, temps, unprivileged
+from relhelp import one_error, same_port, state, temps, tmpfs_fixture, unprivileged  # noqa: F401
 
 MANIFEST = b".musa-port-manifest.json"
 
@@ -234,19 +234,6 @@ def test_a_full_disk_on_a_first_run_leaves_no_output_folder(tmp_path):
     line = one_error(cli(src, "-q", env={"MUSA_PORT_FAULTS": "stage:30=enospc"}))
     assert "No space left on device" in line
     assert not (tmp_path / "s_musa").exists()
-
-
-@pytest.fixture
-def tmpfs(tmp_path):
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (the fault-injection tests above cover it): "
-                    + r.stderr.strip())
-    yield mnt
-    subprocess.run(["umount", str(mnt)], check=False)
 
 
 def test_a_real_full_disk(tmp_path, tmpfs):

@@ -16,11 +16,11 @@ import re
 from ...analyze import python_findings as pf
 from . import names as n
 
-_GAP = rb"(?:[ \t\f]|\\(?:\r\n?|\n))*"  # what may stand between tokens of one line
-_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + _GAP + rb"\." + _GAP + rb"[A-Za-z_]\w*)*")
-_WORD = re.compile(rb"[A-Za-z_]\w*")
-_FROM = re.compile(rb"from" + _GAP + rb"(?:\." + _GAP + rb")*")  # up to the module's name
-_AS_NAME = re.compile(_GAP + rb"as" + _GAP + rb"([A-Za-z_]\w*)")
+GAP = rb"(?:[ \t\f]|\\(?:\r\n?|\n))*"  # what may stand between tokens of one line
+_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + GAP + rb"\." + GAP + rb"[A-Za-z_]\w*)*")
+WORD = re.compile(rb"[A-Za-z_]\w*")
+_FROM = re.compile(rb"from" + GAP + rb"(?:\." + GAP + rb")*")  # up to the module's name
+_AS_NAME = re.compile(GAP + rb"as" + GAP + rb"([A-Za-z_]\w*)")
 
 
 class Misplaced(Exception):
@@ -47,7 +47,7 @@ class ImportRewrites:
         m = _DOTTED.match(self.src, start)
         if m is None or re.sub(rb"\s|\\", b"", m.group()) != name.encode("utf-8"):
             raise Misplaced(name)
-        parts = list(_WORD.finditer(self.src, start, m.end()))
+        parts = list(WORD.finditer(self.src, start, m.end()))
         for i, part in enumerate(parts):
             word = part.group().decode()
             self._ident(part.start(), word)

@@ -18,7 +18,7 @@ from ...rules.model import Rule
 from . import names as n
 from .arch_rewrites import ArchRewrites
 from .context import RewriteContext
-from .imports import _GAP, _WORD, ImportRewrites, Misplaced
+from .imports import GAP, WORD, ImportRewrites, Misplaced
 from .literals import Piece
 from .literals import pieces as _pieces
 from .string_rewrites import StringRewrites
@@ -28,7 +28,7 @@ _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "environ.pop", "os.putenv", "os.unsetenv"})
 _ENVIRON = frozenset({"os.environ", "environ"})
 _NEWLINE = re.compile(rb"\r\n?|\n")
-_DEF_NAME = re.compile(rb"(?:async" + _GAP + rb")?(?:def|class)" + _GAP + rb"([A-Za-z_]\w*)")
+_DEF_NAME = re.compile(rb"(?:async" + GAP + rb")?(?:def|class)" + GAP + rb"([A-Za-z_]\w*)")
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -145,7 +145,7 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
 
     def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         start, end = self.span(node)
-        for m in list(_WORD.finditer(self.src, start, end))[1:]:  # the keyword first
+        for m in list(WORD.finditer(self.src, start, end))[1:]:  # the keyword first
             self._ident(m.start(), m.group().decode())
 
     visit_Nonlocal = visit_Global
