@@ -106,6 +106,9 @@ def find_diagnostics(
 
     hazards_raw = [(h.start, h.id, _text(out, h.start, h.end), h.message)
                    for h in found_hazards if not in_noncode(h.start)]
+    # What a hazard adds to its place: the lines it runs over, a level below its check's.
+    extra = {(h.start, h.id): (out.count(b"\n", h.start, max(h.end, h.stop)), h.level)
+             for h in found_hazards if h.level or b"\n" in out[h.start:max(h.end, h.stop)]}
     # (offset, id, text, message), in file order: streamed, so that ``limit`` bounds memory.
     stream = heapq.merge(sorted(includes_raw), residuals_raw(), sorted(hazards_raw),
                          key=lambda r: r[0])
@@ -122,7 +125,9 @@ def find_diagnostics(
     for off, check_id, text, message in raw:
         line, col = out_lc[off]
         sline, scol = src_lc[src_off[off]] if src_lc is not None else (line, col)
-        found.append(Diagnostic(check_id, text, line, col, sline, scol, message))
+        more, level = extra.get((off, check_id), (0, ""))
+        found.append(Diagnostic(check_id, text, line, col, sline, scol, message,
+                                line + more if more else 0, level))
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return found
 

@@ -68,11 +68,17 @@ def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Targe
                                             key=lambda h: (h.start, h.id))))
 
 
+# Checks whose every statement is its own place to rewrite: each inline-assembly
+# statement, also the several of one line or of one macro's body.
+EVERY_STATEMENT = frozenset({"MP2001"})
+
+
 def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
     """One hazard per check, line and message (the first; the quoted text aside):
     ``cg::grid_group g = cg::this_grid()`` is one place to change, not two. A macro is
     one place too: what its body holds is reported once, where it first appears,
-    however many lines the body takes."""
+    however many lines the body takes. An inline-assembly statement is always its own
+    place (``EVERY_STATEMENT``)."""
     macros = _Spans((s, e, "") for s, e in macro_spans(out)) if b"\\\n" in out or b"\\\r\n" in out \
         else None
     seen: set[tuple[str, int, str]] = set()
@@ -86,7 +92,8 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
             at = macros.at(h.start)
             if at is not None:
                 where = -at - 1
-        key = (h.id, where, _QUOTED.sub("", h.message))
+        key = (h.id, where, _QUOTED.sub("", h.message)) if h.id not in EVERY_STATEMENT \
+            else (h.id, h.start, "")
         if key in seen or (h.id, h.start) in places:
             continue  # or the same place found twice (a name the tables and a check both know)
         seen.add(key)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .code_view import match
 from .scan import Hazard, Scan
 
 _ASM = re.compile(rb"asm(__)?\s*(?:volatile\s*|__volatile__\s*)?\(")
@@ -69,6 +70,11 @@ def ptx_hazards(scan: Scan) -> Iterator[Hazard]:
             continue
         first = _STRING.match(data, m.end())  # its first instruction is in its first string
         what, instead = _describe(first.group(1).decode("utf-8", "replace") if first else "")
+        # The whole statement, to its closing parenthesis (read in the code view, where
+        # the PTX strings are blanked): a statement of ten lines ends ten lines down.
+        code = scan.code
+        close = match(code, m.end() - 1) if code[m.end() - 1] == 0x28 else 0  # "(" in code
         yield Hazard("MP2001", start, m.end(),
                      f"inline assembly '{data[start:m.end()].decode()}' is PTX ({what}), which "
-                     f"does not run on MUSA: write {instead}")
+                     f"does not run on MUSA: write {instead}",
+                     stop=close if close < len(data) else 0)

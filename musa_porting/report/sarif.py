@@ -45,11 +45,16 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     rules = [rule_dict(CHECKS[cid]) for cid in ids]
     results = []
     for f, d in findings(r, suppress):
-        end_col = d.column + len(d.text.encode("utf-8"))
+        # A statement over several lines ends on its last line (the region then runs to
+        # the end of that line: endColumn is left out); else it spans its text.
+        ends = {"endLine": d.last_line} if d.last_line > d.line else \
+            {"endLine": d.line, "endColumn": d.column + len(d.text.encode("utf-8"))}
         ported = {"artifactLocation": {"uri": f.out_rel, "uriBaseId": "OUTROOT"},
-                  "region": {"startLine": d.line, "startColumn": d.column, "endColumn": end_col}}
+                  "region": {"startLine": d.line, "startColumn": d.column, **ends}}
+        src_end = d.src_line + d.last_line - d.line  # porting keeps the lines
         cuda = {"artifactLocation": {"uri": f.rel, "uriBaseId": "SRCROOT"},
-                "region": {"startLine": d.src_line, "startColumn": d.src_column}}
+                "region": {"startLine": d.src_line, "startColumn": d.src_column,
+                           "endLine": src_end}}
         # A dry run (CI) writes no ported file: the result goes where code scanning can
         # show it, on the CUDA line, with the line it would be ported to as related.
         primary, related, what = (cuda, ported, "the ported line (a dry run: not written)") \
@@ -57,7 +62,7 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         results.append({
             "ruleId": d.id,
             "ruleIndex": ids.index(d.id),
-            "level": d.check.level,
+            "level": d.level,
             "message": {"text": d.message},
             "locations": [{"physicalLocation": primary}],
             "relatedLocations": [{"id": 1, "message": {"text": what}, "physicalLocation": related}],

@@ -141,10 +141,10 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
             console.print(f"  {FAMILIES[fam].title}: " + ", ".join(f"{p} ({n})" for p, n in files),
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
         # Notes (each project-symbol rename) are counted above, listed in the reports.
-        found = [(f, d) for f, d in found if d.check.level != "note"]
+        found = [(f, d) for f, d in found if d.level != "note"]
         for f, d in found[:max_findings]:
             console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
-                          f"{d.check.level}: {d.message} [{d.id} {d.check.name}]",
+                          f"{d.level}: {d.message} [{d.id} {d.check.name}]",
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
         if len(found) > max_findings:
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
