@@ -61,6 +61,8 @@ _NAMES: dict[str, tuple[str, str]] = {
     "ptxVersion": ("MP2107", "{} is the PTX version of a kernel; MUSA kernels are not PTX: "
                              "decide by __MUSA_ARCH__ or the device's properties instead"),
 }
+# Left as they are in MUSA ports of real projects that run: notes (one per file).
+_NOTES = frozenset({"MP2012", "MP2013"})
 # Qualified names whose last part is too common alone (cuda::pipeline, not any pipeline).
 _QUALIFIED = {"pipeline": (b"cuda::", b"musa::"), "barrier": (b"cuda::", b"musa::"),
               "make_pipeline": (b"cuda::", b"musa::", b""),
@@ -106,7 +108,8 @@ def name_hazards(scan: Scan) -> Iterator[Hazard]:
             if q and name in _QUALIFIED:
                 s -= len(q)
         text = data[s:e].decode()
-        yield Hazard(check, s, e, message.format(f"'{text}'"))
+        yield Hazard(check, s, e, message.format(f"'{text}'"),
+                     level="note" if check in _NOTES else "")
 
 
 def _prefixed(data: bytes, pos: int) -> Iterator[Hazard]:

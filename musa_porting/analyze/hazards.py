@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..port.cxx import lexer
 from ..port.engine import Edit
-from . import device_names, fp64, ptx, shared_memory, versions, warp
+from . import blocks, device_names, fp64, ptx, shared_memory, versions, warp
 from .arches import Target
+from .blocks import block_size
 from .catalogue import DEVICE_IDS
 from .device_names import name_hazards
 from .features import feature_hazards
@@ -28,7 +29,7 @@ from .offsets import EditMap
 from .ptx import ptx_hazards
 from .scan import PLATFORM_KEYS, Hazard, Scan
 from .versions import version_hazards
-from .warp import block_size, warp_size
+from .warp import warp_size
 
 # Checks run on every file, and those about warps (only for arches with wide warps).
 CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
@@ -36,7 +37,7 @@ CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
     fp64_hazards)
 WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
 # The words the checks look for, found in one pass over each file (scan.hits).
-KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *versions.KEYS, *device_names.KEYS,
+KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *blocks.KEYS, *versions.KEYS, *device_names.KEYS,
                      *shared_memory.KEYS, *fp64.KEYS, *PLATFORM_KEYS}))
 
 

@@ -17,18 +17,26 @@ CHECKS = (
                   "keep the PTX under `#ifndef __MUSACC__` for the CUDA build.",
           fixed="__syncthreads();"),
     Check("MP2002", "warp-size-32", "warning", False,
-          "Code assumes a warp of 32 lanes: a warp-size constant or macro of 32, lane or warp "
-          "index arithmetic (`% 32`, `/ 32`, `>> 5`, `& 31`, `* 32`), a full 32-bit lane mask, "
-          "a ballot kept in 32 bits, a shuffle width of 32, `tiled_partition<32>`.",
-          "int lane = threadIdx.x & 31;", family="warp-size", device=True,
-          why="MUSA warps are 128 lanes wide on mp_21 and mp_22 (32 on mp_31): lane and warp "
-              "ids computed for 32 lanes address the wrong threads, 32-bit masks leave lanes "
-              "out, and warp reductions stop a quarter of the way.",
-          instead="Use the warp size of the target (`warpSize` in device code, the device "
-                  "properties on the host, or a constant chosen per arch: "
-                  "`__MUSA_ARCH__ < 310` -> 128); masks of the active lanes from "
-                  "`__activemask()`. With `--arch mp_31` (32-lane warps) none is reported.",
-          fixed="int lane = threadIdx.x % warpSize;"),
+          "Code assumes a warp of 32 lanes where a 128-lane warp breaks it (a warning): a "
+          "ballot or `__match_any_sync` kept in 32 bits or counted by `__popc`, a mask compared "
+          "with the full 32-bit one, `warpSize` compared with 32, lane or warp ids of 32 "
+          "(`& 31`, `>> 5`, `% 32`, `WARP_SIZE 32`) in a file that also counts with "
+          "`warpSize`, a shuffle from a lane of the whole warp in a file of 32-lane groups, a "
+          "per-warp array of 32 slots indexed by a lane of `warpSize`. The 32-lane idioms that "
+          "keep working (a full mask passed to a `*_sync` call, lane ids, shuffles of width 32 "
+          "and `tiled_partition<32>` within groups of 32 lanes) are one note per file.",
+          "unsigned vote = __ballot_sync(0xffffffff, p);", family="warp-size", device=True,
+          why="MUSA warps are 128 lanes wide on mp_21 and mp_22 (32 on mp_31). A 128-lane warp "
+              "holds four groups of 32 lanes, so a warp-level step that stays in its group "
+              "computes the same; but a ballot of 128 lanes does not fit in 32 bits, a full "
+              "warp never equals a 32-bit mask, `warpSize` is 128 where the code counts 32, "
+              "and lane 0 of the whole warp is not lane 0 of each group.",
+          instead="Keep warp masks in 64 bits or more (or count each group of 32 apart), "
+                  "compare with `__activemask()`, count with one warp size throughout (32-lane "
+                  "groups, or `warpSize` with a constant chosen per arch: `__MUSA_ARCH__ < 310` "
+                  "-> 128), and pass a width of 32 to a shuffle that reads one lane of its "
+                  "group. With `--arch mp_31` (32-lane warps) none is reported.",
+          fixed="unsigned long long vote = __ballot_sync(__activemask(), p);"),
     Check("MP2003", "version-comparison", "warning", False,
           "A CUDA version or arch number is compared (`CUDA_VERSION`, `CUDART_VERSION`, "
           "`__CUDA_ARCH__`, `__CUDA_ARCH_LIST__`, `__CUDACC_VER_MAJOR__`, `CUB_PTX_ARCH`, an "
@@ -97,22 +105,27 @@ CHECKS = (
           instead="Copy into shared memory with plain loads and stores, then `__syncthreads()`; "
                   "or MUTLASS's MUSA copy atoms.",
           fixed="smem[threadIdx.x] = gmem[threadIdx.x]; __syncthreads();"),
-    Check("MP2012", "cache-hint-load", "warning", False,
+    Check("MP2012", "cache-hint-load", "note", False,
           "Loads and stores with NVIDIA cache hints: `__ldg`, `__ldcg`, `__ldca`, `__ldcs`, "
-          "`__ldlu`, `__ldcv`, `__stcg`, `__stcs`, `__stwb`, `__stwt`.",
+          "`__ldlu`, `__ldcv`, `__stcg`, `__stcs`, `__stwb`, `__stwt` (one note per file).",
           "float v = __ldg(ptr + i);", family="arch-specific", device=True,
-          why="They name NVIDIA's cache operators (the read-only data cache for `__ldg`); MUSA "
-              "may not provide them.",
-          instead="A plain load through a `const T* __restrict__` pointer, which lets the "
-                  "compiler take the read-only path.",
+          why="They name NVIDIA's cache operators (the read-only data cache for `__ldg`). MUSA "
+              "ports of real projects that run leave them as they are: a hint changes speed, "
+              "not results, and mcc reports one it lacks.",
+          instead="Nothing, as a rule; where mcc reports one missing, a plain load through a "
+                  "`const T* __restrict__` pointer, which lets the compiler take the read-only "
+                  "path.",
           fixed="float v = ptr[i];"),
-    Check("MP2013", "newer-warp-intrinsic", "warning", False,
+    Check("MP2013", "newer-warp-intrinsic", "note", False,
           "Intrinsics of newer NVIDIA arches: `__match_any_sync` and `__match_all_sync` "
           "(sm_70), `__reduce_*_sync` (sm_80), `__nanosleep` (sm_70), `__dp4a` and "
-          "`__dp2a_*` (sm_61).",
+          "`__dp2a_*` (sm_61) (one note per file; a match result kept in 32 bits is MP2002).",
           "int sum = __reduce_add_sync(0xffffffff, v);", family="arch-specific", device=True,
-          why="MUSA may not provide them, and the lane masks they take are 32-bit.",
-          instead="Write them out: `__reduce_add_sync` as a `__shfl_xor_sync` butterfly, "
+          why="MUSA ports of real projects that run leave them as they are (or behind an arch "
+              "check that picks another path); where mcc lacks one, the compile error names "
+              "it.",
+          instead="Nothing, as a rule; where mcc reports one missing, write it out: "
+                  "`__reduce_add_sync` as a `__shfl_xor_sync` butterfly, "
                   "`__match_any_sync` as a loop of `__shfl_sync` and `__ballot_sync`, `__dp4a` "
                   "as four byte products, `__nanosleep` as a bounded spin."),
     Check("MP2014", "thread-block-cluster", "warning", False,
