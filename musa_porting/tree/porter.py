@@ -48,6 +48,7 @@ from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_records
 from .python_run import launch_files
 from .rename_map import with_outside
+from .library_findings import summarise_libraries
 from .result import PortResult
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
@@ -179,6 +180,8 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
+            if self.libraries:  # a vendored Thrust/CUB/libcu++: one finding each
+                summarise_libraries(result.files, self.libraries)
             if planner.rules is not None:  # some file was ported: its rules' near misses
                 from ..analyze.near_misses import near_miss_warnings
                 result.warnings += near_miss_warnings(

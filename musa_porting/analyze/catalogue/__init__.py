@@ -30,6 +30,9 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
     Family("shared-memory", "Shared memory",
            "Shared memory beyond what a MUSA arch gives one kernel."),
     Family("double-precision", "Double precision", "fp64 arithmetic in device code."),
+    Family("vendored-libraries", "Vendored libraries",
+           "Copies of Thrust, CUB and libcu++ inside the tree: their findings summed up, one "
+           "finding per library."),
     Family("build-files", "Build files", "CMake files, Makefiles and shell scripts."),
     Family("python", "Python", "Python scripts and setup.py."),
 )}

@@ -84,6 +84,18 @@ CHECKS = (
           instead="Use `float` where the precision allows (accumulate in `float`, or compensate "
                   "with a second float), or keep `double` and enable fp64 for mp_21 builds.",
           fixed="__global__ void scale(float* x) { x[0] *= 0.5f; }"),
+    Check("MP2007", "vendored-library", "warning", False,
+          "A copy of Thrust, CUB or libcu++ in the tree (a folder holding `thrust/version.h`, "
+          "`cub/cub.cuh`, `cuda/std/...`): its findings are one finding per library, which "
+          "counts them by ID, not one per line.",
+          "third_party/cub/cub/warp/specializations/warp_reduce_shfl.cuh",
+          family="vendored-libraries",
+          why="MUSA's SDK has drop-ins for Thrust and CUB under the same names (muThrust, "
+              "muAlg): a project's copy is rather replaced than ported line by line, and its "
+              "thousands of inline-PTX and warp findings would bury the project's own.",
+          instead="Build against the MUSA SDK's Thrust and CUB (drop the copy from the include "
+                  "path), or port the copy's folder on its own to see its findings one by "
+                  "one."),
     Check("MP2010", "tensor-core", "warning", False,
           "Tensor-core code written for NVIDIA's shapes: `nvcuda::wmma` fragments, "
           "CUTLASS/CuTe SM75-SM90 MMA and copy atoms (`SM80_16x8x16_F32F16F16F32_TN`, "
