@@ -41,6 +41,7 @@ from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
 from .kinds import TABLE_FREE, KindSelector, load_porters
+from .library_findings import summarise_libraries
 from .names import output_names, renamed_paths
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
@@ -48,7 +49,6 @@ from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_records
 from .python_run import launch_files
 from .rename_map import with_outside
-from .library_findings import summarise_libraries
 from .result import PortResult
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
