@@ -180,13 +180,7 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
-            if self.libraries:  # a vendored Thrust/CUB/libcu++: one finding each
-                summarise_libraries(result.files, self.libraries)
-            if planner.rules is not None:  # some file was ported: its rules' near misses
-                from ..analyze.near_misses import near_miss_warnings
-                result.warnings += near_miss_warnings(
-                    self.src, [e.rel for e in files if self.kinds.kind_of(e.rel) == "cxx"],
-                    planner.rules.ruleset, result.by_rule)
+            _tree_findings(result, self.src, files, planner, self.libraries)
             dir_rels = {d.rel for d in dirs}
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
             result.warnings += stale_warnings(self.out, stale)
@@ -262,6 +256,19 @@ class Porter:
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast
+
+
+def _tree_findings(result: PortResult, src: str, files: list[Entry], planner: Planner,
+                   libraries: frozenset[str]) -> None:
+    """What the files' findings say together: a vendored Thrust/CUB/libcu++ is one
+    finding each; the rules that nearly matched, when some file was ported."""
+    if libraries:
+        summarise_libraries(result.files, libraries)
+    if planner.rules is not None:
+        from ..analyze.near_misses import near_miss_warnings
+        result.warnings += near_miss_warnings(
+            src, [e.rel for e in files if planner.kinds.kind_of(e.rel) == "cxx"],
+            planner.rules.ruleset, result.by_rule)
 
 
 def _load_manifest(out: str) -> Manifest:
