@@ -27,14 +27,15 @@ from .fp64 import fp64_hazards
 from .host_code import HIP, HOST, is_host_file
 from .offsets import EditMap
 from .ptx import ptx_hazards
+from .renamed import renamed_hazards
 from .scan import PLATFORM_KEYS, Hazard, Scan
 from .versions import version_hazards
 from .warp import warp_size
 
 # Checks run on every file, and those about warps (only for arches with wide warps).
 CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
-    ptx_hazards, version_hazards, name_hazards, feature_hazards, shared_memory.shared_memory,
-    fp64_hazards)
+    ptx_hazards, version_hazards, name_hazards, feature_hazards, renamed_hazards,
+    shared_memory.shared_memory, fp64_hazards)
 WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
 # The words the checks look for, found in one pass over each file (scan.hits).
 KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *blocks.KEYS, *versions.KEYS, *device_names.KEYS,
@@ -42,13 +43,15 @@ KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *blocks.KEYS, *versions.KEYS, *devic
 
 
 def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Target | None = None,
-                 rel: str = "", noncode: Callable[[], Iterable[tuple[int, int]]] | None = None
-                 ) -> list[Hazard]:
+                 rel: str = "", noncode: Callable[[], Iterable[tuple[int, int]]] | None = None,
+                 defined: frozenset[str] = frozenset()) -> list[Hazard]:
     """Every hazard in the ported text ``out`` of file ``rel`` (its edits say which
-    names the port renamed), in file order. ``noncode`` gives the spans of ``out``'s
-    comments and strings when the caller knows them."""
+    names the port renamed; ``defined``, which names the tree defines), in file order.
+    ``noncode`` gives the spans of ``out``'s comments and strings when the caller knows
+    them."""
     emap = edits if isinstance(edits, EditMap) else EditMap(edits)
     scan = Scan(out, target or Target(), emap, rel, noncode, KEYS)
+    scan.defined = defined
     checks = CHECKS + (WARP_CHECKS if scan.target.wide_warps else ())
     found = [h for check in checks for h in check(scan)]
     if not found:
@@ -72,6 +75,10 @@ def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Targe
 # Checks whose every statement is its own place to rewrite: each inline-assembly
 # statement, also the several of one line or of one macro's body.
 EVERY_STATEMENT = frozenset({"MP2001"})
+# Checks that say one thing per line whatever names they quote (a VMM call and the
+# handle type among its arguments are one place to rewrite).
+ONE_PER_LINE = frozenset({"MP1012", "MP2015", "MP2016", "MP2106", "MP2110", "MP2111", "MP2113",
+                          "MP2114", "MP2201", "MP2202"})
 
 
 def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
@@ -93,7 +100,8 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
             at = macros.at(h.start)
             if at is not None:
                 where = -at - 1
-        key = (h.id, where, _QUOTED.sub("", h.message)) if h.id not in EVERY_STATEMENT \
+        key = (h.id, where, "") if h.id in ONE_PER_LINE else \
+            (h.id, where, _QUOTED.sub("", h.message)) if h.id not in EVERY_STATEMENT \
             else (h.id, h.start, "")
         if key in seen or (h.id, h.start) in places:
             continue  # or the same place found twice (a name the tables and a check both know)

@@ -14,18 +14,18 @@ from collections.abc import Sequence
 from .checks import Diagnostic
 
 NOTE = "note"
-# What the places of each check that keep working have in common.
+# What the places of each check that keep working are, and what to do about them.
 SUMMARIES = {
-    "MP2002": "assume 32-lane warps in ways 128-lane warps keep (masks passed to *_sync "
-              "calls; lane ids, shuffles and tiles within groups of 32 lanes): no change "
-              "needed while each warp-level step stays in its group of 32 (a warning says "
-              "where one does not)",
-    "MP2012": "load or store with an NVIDIA cache hint, which MUSA ports of real projects "
-              "that run leave as it is (a hint changes speed, not results): no change "
-              "needed, unless mcc reports one missing",
-    "MP2013": "call an intrinsic of newer NVIDIA arches, which MUSA ports of real projects "
-              "that run leave as it is (or behind an arch check): no change needed, unless "
-              "mcc reports one missing",
+    "MP2002": ("32-lane idioms",
+               "128-lane warps keep these (masks passed to *_sync calls; lane ids, shuffles and "
+               "tiles within groups of 32 lanes): no change needed while each warp-level step "
+               "stays in its group of 32 (a warning says where one does not)"),
+    "MP2012": ("loads and stores with NVIDIA cache hints",
+               "MUSA ports of real projects that run leave these as they are (a hint changes "
+               "speed, not results): no change needed, unless mcc reports one missing"),
+    "MP2013": ("intrinsics of newer NVIDIA arches",
+               "MUSA ports of real projects that run leave these as they are (or behind an arch "
+               "check): no change needed, unless mcc reports one missing"),
 }
 
 
@@ -48,8 +48,9 @@ def summarised(found: Sequence[Diagnostic], shown: int = 20) -> list[Diagnostic]
         where = ", ".join(map(str, lines[:shown])) + (", ..." if len(lines) > shown else "")
         what = ", ".join(f"'{t}'" for t in texts[:6]) + (", ..." if len(texts) > 6 else "")
         n = len(places)
-        message = (f"{n} place{'s' * (n != 1)} in this file (line{'s' * (len(lines) != 1)} "
-                   f"{where}: {what}) {SUMMARIES[cid]}")
+        what_they_are, advice = SUMMARIES[cid]
+        message = (f"{what_they_are.capitalize()} in this file: {n} (line"
+                   f"{'s' * (len(lines) != 1)} {where}: {what}); {advice}")
         rest.append(Diagnostic(cid, first.text, first.line, first.column, first.src_line,
                                first.src_column, message, 0, NOTE))
     rest.sort(key=lambda d: (d.line, d.column, d.id))

@@ -31,7 +31,7 @@ RESIDUAL_RE = _at_identifier_start(
                              b"cusparse", b"CUSPARSE", b"cufft", b"CUFFT", b"cusolver",
                              b"CUSOLVER", b"cudnn", b"CUDNN", b"nccl", b"NCCL", b"cupti",
                              b"CUPTI", b"nvtx", b"NVTX", b"nvrtc", b"NVRTC", b"nvcuda",
-                             b"CUTLASS")]
+                             b"CUTLASS", b"nvshmem", b"ibgda", b"nvidia_p2p_")]
     + [b"cu[A-Z]" + _W + b"*", b"CU_" + _W + b"+", b"CU[a-z]" + _W + b"*",
        b"__(?:nv|NV|CUDA|cuda)" + _W + b"*", b"nv_" + _W + b"+", b"NV" + _W + b"+"]
 )
@@ -42,6 +42,7 @@ _HEADS = sorted({
     "cuda", "CUDA", "cublas", "CUBLAS", "curand", "CURAND", "cusparse", "CUSPARSE", "cufft",
     "CUFFT", "cusolver", "CUSOLVER", "cudnn", "CUDNN", "nccl", "NCCL", "cupti", "CUPTI", "nvtx",
     "NVTX", "nvrtc", "NVRTC", "nvcuda", "CUTLASS", "CU_", "__nv", "__NV", "__CUDA", "__cuda", "nv_",
+    "nvshmem", "ibgda", "nvidia_p2p_",
     *("cu" + c for c in _W_CHARS[:26]), *("CU" + c for c in _W_CHARS[26:52]),
     *("NV" + c for c in _W_CHARS)})
 _IDENT = frozenset(_W_CHARS.encode())

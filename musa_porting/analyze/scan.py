@@ -55,6 +55,7 @@ class Scan:
         self._noncode = noncode
         self._keys = keys
         self._names: dict[bytes, bool] = {}
+        self.defined: frozenset[str] = frozenset()  # the names the tree defines
 
     @cached_property
     def hits(self) -> dict[bytes, list[int]]:

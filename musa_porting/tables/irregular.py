@@ -287,12 +287,18 @@ NVCC_MACROS = (
 # type (declared in c10/core), Tensor/Device methods, the Python extension class.
 TORCH_MUSA_KMUSA = ("current torch_musa: at::musa::kMUSA, exported as at::kMUSA "
                     "(attested_names.tsv); DeviceType::PrivateUse1 is what it stands for")
+TYPE_IS_MUSA = ("torch_musa's Tensor::is_musa() (is_musa in attested_names.tsv); x.type() is a "
+                "DeprecatedTypeProperties, which torch_musa does not extend, so the test asks "
+                "the tensor")
 PYTORCH = (
     Name("at::cuda", "at::musa", BRIEF_TORCH),
     Name("c10::cuda", "c10::musa", BRIEF_TORCH),
     Name(".is_cuda()", ".is_musa()", f"{BRIEF_TORCH}: Tensor::is_musa() / Device::is_musa() "
-         "(is_musa in attested_names.tsv)", kind="name"),
+         "(is_musa in attested_names.tsv)", kind="name", primary=True),
     Name("->is_cuda()", "->is_musa()", f"{BRIEF_TORCH}: the same method through a pointer",
+         kind="name", primary=True),
+    Name(".type().is_cuda()", ".is_musa()", f"curated: {TYPE_IS_MUSA}", kind="name"),
+    Name("->type().is_cuda()", "->is_musa()", f"curated: {TYPE_IS_MUSA} (through a pointer)",
          kind="name"),
     Name("at::kCUDA", "at::kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}", primary=True),
     Name("c10::kCUDA", "at::kMUSA", f"{BRIEF_TORCH}; {TORCH_MUSA_KMUSA}",

@@ -118,5 +118,5 @@ def test_cache_hints_and_newer_intrinsics_are_one_note_each(found):
     got = found(code)
     assert [g[:2] + (g[3],) for g in got] == [("MP2012", "note", 2), ("MP2013", "note", 4)]
     hints, newer = found.messages
-    assert "3 places" in hints and "lines 2, 3, 6" in hints
-    assert "2 places" in newer and "__nanosleep" in newer
+    assert "in this file: 3 (lines 2, 3, 6" in hints
+    assert "in this file: 2" in newer and "__nanosleep" in newer

@@ -140,6 +140,31 @@ CHECKS = (
                   "`__reduce_add_sync` as a `__shfl_xor_sync` butterfly, "
                   "`__match_any_sync` as a loop of `__shfl_sync` and `__ballot_sync`, `__dp4a` "
                   "as four byte products, `__nanosleep` as a bounded spin."),
+    Check("MP2015", "arch-tuning", "warning", False,
+          "Code keyed on NVIDIA arches: tuning policies and tables selected by an sm number "
+          "(`Policy<sm80>`, `typelist<sm60, sm80>`, `struct sm70 {}`), and the Hopper helpers "
+          "of CUTLASS 3 kernels (`elect_one_sync`, `canonical_warp_idx_sync`, "
+          "`canonical_warp_group_idx`).",
+          "template <> struct Policy<sm80> { static constexpr int kThreads = 512; };",
+          family="arch-specific",
+          why="No MUSA arch is an sm number: the policy a MUSA build picks is a fallback tuned "
+              "for another GPU (32-lane warps, other shared memory), and the Hopper helpers "
+              "drive warp-specialized code MUSA does not run.",
+          instead="Add a policy for the MUSA arches you target (mp_21/mp_22: 128-lane warps, "
+                  "blocks in multiples of 128) and select it under `__MUSACC__`; write the "
+                  "warp-specialized path as a plain one, or use MUTLASS's MUSA kernels."),
+    Check("MP2016", "low-precision-type", "warning", False,
+          "An fp16/bf16/fp8/fp6/fp4 type or conversion the port renamed to a MUSA name the "
+          "vendor's tables do not give (`__nv_cvt_float2_to_fp8x2` -> "
+          "`__mt_cvt_float2_to_fp8x2`, `__nv_fp8x2_storage_t`, `__nv_bfloat16_raw`).",
+          "out[i] = __nv_cvt_float2_to_fp8x2(v, __NV_SATFINITE, __NV_E4M3);",
+          family="arch-specific",
+          why="The vendor's tables name only some of these (`__mt_bfloat16`, `__mt_fp8_e4m3`, "
+              "`__mt_fp8_e5m2`): the rest came from the naming rules, and MUSA's "
+              "`musa_fp8.h`/`musa_bf16.h` may not declare them.",
+          instead="Convert through the types the vendor names (`__mt_fp8_e4m3(x)`, "
+                  "`float(__mt_bfloat16)`), or write the conversion out; check your MUSA SDK's "
+                  "headers for the name."),
     Check("MP2014", "thread-block-cluster", "warning", False,
           "Thread block clusters and distributed shared memory (sm_90): `__cluster_dims__`, "
           "`cooperative_groups::this_cluster()`, `cluster_group`, `map_shared_rank`, cluster "
