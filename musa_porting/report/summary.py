@@ -19,6 +19,7 @@ from .counts import (
     rate,
     residual_count,
 )
+from .triage import triage_lines
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
@@ -149,6 +150,8 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         if len(found) > max_findings:
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
                           "--report-csv)")
+    for line in triage_lines(r, suppress):  # where to start: the files ranked by hand work
+        console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
 
