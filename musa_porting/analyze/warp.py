@@ -42,6 +42,11 @@ _BALLOT_STORE = re.compile(rb"(?:\bunsigned(?:\s+int)?|\buint32_t|\bint|\buint|\
                            rb"[A-Za-z_]\w*\s*=\s*$")
 _BALLOT = re.compile(rb"(?:__ballot(?:_sync)?|__match_(?:any|all)_sync)\s*\(|__activemask\s*\(")
 _POPC = re.compile(rb"__(?:popc|ffs)\s*\(\s*$")  # before a ballot: __popc(__ballot_sync(...))
+# A function returning a ballot: its return type (when 32 bits) and name, before its body.
+_WRAPPER = re.compile(rb"(?:(?<![\w])(unsigned\s+int|unsigned|uint32_t|int)\s+|[\w>*&]\s+)"
+                      rb"([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:const\s*)?$")
+_BALLOT_MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\([^)\n]*\)[^\n]*?"
+                           rb"(?:__ballot|__activemask|__match_(?:any|all)_sync)")
 _SHFL = re.compile(rb"__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")
 _TILE = re.compile(rb"(?:tiled_partition|thread_block_tile)\s*<")
 _OWN_WARPSIZE = re.compile(rb"\bwarpSize\s*(?:=(?!=)|\{)")
@@ -208,13 +213,30 @@ def _lane_ids(scan: Scan) -> Iterator[Hazard]:
 
 def _ballots(scan: Scan, lanes: Lanes) -> Iterator[Hazard]:
     """A ballot (or ``__match_any_sync``) kept in 32 bits, or counted by a 32-bit
-    ``__popc``/``__ffs``: a 128-lane warp's mask does not fit."""
+    ``__popc``/``__ffs``, also behind a wrapper of the file (a function that returns it
+    in 32 bits, like PyTorch's ``WARP_BALLOT``, or a macro or function whose result a
+    caller keeps in 32 bits): a 128-lane warp's mask does not fit."""
     data = scan.out
     lines = Lines(data)
+    wrappers: set[bytes] = {m.group(1) for m in _BALLOT_MACRO.finditer(data)}
+    calls = []
     for at in scan.at(b"__ballot", b"__activemask", b"__match_any_sync", b"__match_all_sync"):
         m = _BALLOT.match(data, at)
         if m is None:
             continue
+        calls.append(m)
+        returned = _returned_by(data, m.start())
+        if returned is not None:
+            wrappers.add(returned.group(2))
+            if returned.group(1) is not None:
+                yield Hazard("MP2002", returned.start(1), returned.end(2),
+                             f"'{data[returned.start(1):returned.end(2)].decode()}' returns a "
+                             f"warp's ballot in 32 bits; {lanes}: return unsigned long long")
+    for name in wrappers:
+        for w in re.finditer(rb"(?<![\w#])" + re.escape(name) + rb"\s*\(", data):
+            if not data[max(0, w.start() - 20):w.start()].rstrip().endswith(b"define"):
+                calls.append(w)
+    for m in sorted(calls, key=lambda m: m.start()):
         # The declaration the ballot is stored in ends at the call: searched for in the
         # 1 KB before it, not from the line's start (8,000 ballots on a line took 6 min).
         d = _BALLOT_STORE.search(data, max(lines.start(m.start()), m.start() - 1024), m.start())
@@ -230,6 +252,18 @@ def _ballots(scan: Scan, lanes: Lanes) -> Iterator[Hazard]:
             yield Hazard("MP2002", p.start(), m.end() - 1,
                          f"'{data[p.start():m.end() - 1].decode()}' counts a ballot in 32 bits; "
                          f"{lanes}: use __popcll on a 64-bit {name}, or count per group")
+
+
+def _returned_by(data: bytes, at: int) -> re.Match[bytes] | None:
+    """The header of the function whose body returns the ballot at ``at`` (group 1: its
+    return type when that is 32 bits, group 2: its name), if the ballot is returned."""
+    if not data[max(0, at - 12):at].rstrip().endswith(b"return"):
+        return None
+    brace = data.rfind(b"{", max(0, at - 2000), at)
+    if brace < 0:
+        return None
+    start = max(data.rfind(b";", 0, brace), data.rfind(b"}", 0, brace), brace - 600, 0)
+    return _WRAPPER.search(data, start, brace)
 
 
 def _shuffles(scan: Scan) -> Iterator[Hazard]:

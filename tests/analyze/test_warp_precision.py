@@ -93,6 +93,27 @@ def test_idioms_that_break_on_128_lane_warps_warn(found, code, expected):
     assert [g for g in found(code) if g[1] == "warning"] == expected
 
 
+@pytest.mark.parametrize("code, expected", [
+    # PyTorch's WARP_BALLOT, copied into extensions: a ballot returned in 32 bits
+    ("__device__ __forceinline__ unsigned int WARP_BALLOT(int p, unsigned int mask = 0xffffffff) {\n"
+     "  return __ballot_sync(mask, p);\n}\n",
+     [("MP2002", "warning", "unsigned int WARP_BALLOT", 1)]),
+    # a project's ballot macro, its result kept in 32 bits by the caller (a top-k kernel)
+    ("#define BALLOT(p) __ballot_sync(uint32_t(-1), p)\n"
+     "__device__ int f(bool p) {\n  unsigned int hits = BALLOT(p);\n  return __popc(hits);\n}\n",
+     [("MP2002", "warning", "unsigned int hits =", 3)]),
+])
+def test_ballots_behind_a_project_wrapper(found, code, expected):
+    assert [g for g in found(code) if g[1] == "warning"] == expected
+
+
+def test_a_wrapper_that_keeps_the_ballot_in_64_bits_is_no_warning(found):
+    code = ("__device__ unsigned long long WARP_BALLOT(int p) { return __ballot_sync(~0u, p); }\n"
+            "#define BALLOT(p) __ballot_sync(__activemask(), p)\n"
+            "__device__ unsigned long long g(bool p) { unsigned long long v = BALLOT(p); return v; }\n")
+    assert [g for g in found(code) if g[1] == "warning"] == []
+
+
 def test_near_misses_of_the_breaking_idioms(found):
     # a 64-bit ballot, a width-limited broadcast, a hash compared with a full mask, an
     # array of 32 indexed by a lane of 32
