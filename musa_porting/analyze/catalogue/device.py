@@ -156,7 +156,8 @@ CHECKS = (
     Check("MP2016", "low-precision-type", "warning", False,
           "An fp16/bf16/fp8/fp6/fp4 type or conversion the port renamed to a MUSA name the "
           "vendor's tables do not give (`__nv_cvt_float2_to_fp8x2` -> "
-          "`__mt_cvt_float2_to_fp8x2`, `__nv_fp8x2_storage_t`, `__nv_bfloat16_raw`).",
+          "`__mt_cvt_float2_to_fp8x2`, `__nv_fp8x2_storage_t`, `__nv_bfloat16_raw`), at its "
+          "first use in a file.",
           "out[i] = __nv_cvt_float2_to_fp8x2(v, __NV_SATFINITE, __NV_E4M3);",
           family="arch-specific",
           why="The vendor's tables name only some of these (`__mt_bfloat16`, `__mt_fp8_e4m3`, "
