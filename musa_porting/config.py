@@ -19,6 +19,7 @@ in it are relative to its folder. The keys are the command-line options they sta
     enable-family = []                      # --enable-family
     check-level = "warning"                 # what a bare --check fails on
     rename-paths = false                    # --keep-paths (true: --rename-paths)
+    vendor-word = "mthreads"                # --vendor-word
 
 Command-line flags win: list values are added to (rule files after the config's, so
 theirs win), a family switched by a flag overrides the config, ``--check=LEVEL``
@@ -41,7 +42,8 @@ TABLE = "tool.musa-port"
 LIST_KEYS = ("ignore", "rule", "keep", "suppress", "disable-family", "enable-family")
 CHECK_LEVELS = ("error", "warning")
 FLAG_KEYS = ("rename-paths",)
-KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS)
+STRING_KEYS = ("vendor-word",)
+KEYS = (*LIST_KEYS, "check-level", *FLAG_KEYS, *STRING_KEYS)
 
 
 @dataclass
@@ -52,10 +54,14 @@ class Config:
     values: dict[str, list[str]] = field(default_factory=dict)
     check_level: str | None = None
     flags: dict[str, bool] = field(default_factory=dict)
+    strings: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # settings files passed over, and why
 
     def flag(self, key: str, default: bool) -> bool:
         return self.flags.get(key, default)
+
+    def value(self, key: str, default: str) -> str:
+        return self.strings.get(key, default)
 
     @property
     def folder(self) -> str:
@@ -179,6 +185,11 @@ def load_config(path: str) -> Config:
             if not isinstance(value, bool):
                 raise PortError(f"{key} must be true or false", path, line)
             cfg.flags[key] = value
+            continue
+        if key in STRING_KEYS:
+            if not isinstance(value, str):
+                raise PortError(f"{key} must be a string", path, line)
+            cfg.strings[key] = value
             continue
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]

@@ -94,12 +94,15 @@ def make_tree(root: Path, files: Mapping[str, bytes | str]) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
-    """Every entry under root: (kind, bytes or link target, mode, mtime_ns)."""
+    """Every entry under root: (kind, bytes or link target, mode, mtime_ns); not the
+    base packs in OUT/.musa-port/base, whose names are random per run."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             p = Path(dirpath, name)
             rel = p.relative_to(root).as_posix()
+            if rel.startswith(".musa-port/base/"):
+                continue
             st = p.lstat()
             if p.is_symlink():
                 out[rel] = ("link", os.readlink(p), st.st_mode, st.st_mtime_ns)

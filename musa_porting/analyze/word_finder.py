@@ -29,11 +29,25 @@ class WordFinder:
         minimal = [w for w in words if not any(o != w and o in w for o in words)]
         self._re = re.compile(_trie(minimal)) if minimal else None
         self._ac = _automaton([w.encode() for w in minimal]) if minimal else None
+        # The vendor word (NVIDIA) is in most files' copyright comments, and only there:
+        # it makes a file worth scanning only where it stands in code.
+        aliases = {f.lower() for w in vocabulary.words.values() if w.alias and w.enabled
+                   for f in w.forms()}
+        self._alias = frozenset(i for i, w in enumerate(minimal) if w in aliases)
+        self._minimal = [w.encode() for w in minimal]
 
     def present(self, low: bytes) -> bool:
         if self._ac is not None:
-            return bool(self._ac.find_matches_as_indexes(low))
-        return self._re is not None and self._re.search(low) is not None
+            hits = self._ac.find_matches_as_indexes(low)
+            if not self._alias or not hits:
+                return bool(hits)
+            return any(i not in self._alias or not _in_comment(low, s) for i, s, _ in hits)
+        if self._re is None:
+            return False
+        if not self._alias:
+            return self._re.search(low) is not None
+        return any(m.group() not in {self._minimal[i] for i in self._alias}
+                   or not _in_comment(low, m.start()) for m in self._re.finditer(low))
 
     def starts(self, low: bytes) -> list[int]:
         """Where the words start in lowered text (the identifiers around them are not
@@ -69,6 +83,13 @@ class WordFinder:
             name = data[s:e].decode("ascii", "replace")
             if rename(name) is not None:
                 yield s, e, name
+
+
+def _in_comment(data: bytes, pos: int) -> bool:
+    """A cheap look at the line: ``//`` before ``pos``, or a line of a block comment."""
+    start = data.rfind(b"\n", 0, pos) + 1
+    line = data[start:pos]
+    return b"//" in line or line.lstrip()[:1] in (b"*", b"/")
 
 
 def _automaton(words: list[bytes]):

@@ -19,7 +19,7 @@ from .findings_out import echo_check_failure, echo_findings, finding_line
 # Options that only make sense for a tree.
 TREE_ONLY = {"report_json": "--report-json", "report_csv": "--report-csv", "sarif": "--sarif",
              "report_files": "--report-files", "then_build": "--build",
-             "rename_paths": "--rename-paths"}
+             "rename_paths": "--rename-paths", "base_from": "--base-from"}
 
 
 def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write: bool,

@@ -86,6 +86,10 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 @click.option("--vocab", "vocab_files", multiple=True, metavar="FILE",
               help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
                    "to switch a word off (a rule file's 'vocabulary:' section does the same).")
+@click.option("--vendor-word", "vendor_word", default=None, metavar="WORD",
+              help="The word that replaces NVIDIA in the tree's own names and messages "
+                   "(gpu_info_nvidia -> gpu_info_musa, \"Nvidia GPUs\"): musa (the default), "
+                   "mthreads, moore, ...; an empty word keeps NVIDIA.")
 @click.option("--no-python", is_flag=True,
               help="Copy .py files as they are instead of porting them (torch.cuda -> "
                    "torch.musa, device strings, CUDAExtension -> MUSAExtension, ...).")
@@ -129,6 +133,10 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 @click.option("--paranoid", is_flag=True,
               help="Also compare each input's sha256 with the last run's, not only its size, "
                    "mtime and ctime (for file systems with coarse timestamps).")
+@click.option("--base-from", "base_from", metavar="OLD_SRC",
+              help="OUT is a port musa-port did not make (torch_musa's SimplePorting, by hand) "
+                   "of OLD_SRC, an older upstream (a folder, or a git ref of SRC's repository): "
+                   "learn its conventions, and merge its hand edits into the port of SRC.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total.")
 @color_option
 @click.option("--config", "config_file", metavar="FILE", type=click.Path(dir_okay=False),
@@ -139,9 +147,9 @@ COMMON = ("output", "ignore", "rules", "keep", "dry_run", "diff", "write", "chec
 def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, include_dirs,
              extensions, disable_families, enable_families, reverse, keep, no_project_symbols,
              rename_exported, symbols_backend, defines, compile_commands, rename_paths, vocab_files,
-             no_python, launch, jobs, dry_run, diff, write, report_json, report_csv, sarif, report_files,
-             suppress, check, arch, no_build_files, then_build, build_args, force, wait, paranoid,
-             quiet, config_file, no_config):
+             vendor_word, no_python, launch, jobs, dry_run, diff, write, report_json, report_csv,
+             sarif, report_files, suppress, check, arch, no_build_files, then_build, build_args,
+             force, wait, paranoid, base_from, quiet, config_file, no_config):
     """Port the CUDA tree SRC into SRC_musa (or one file to stdout): sources
     rewritten, .cu/.cuh renamed .mu/.muh, the rest copied; re-runs redo only changes.
 
@@ -159,6 +167,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
     from ..config import CHECK_LEVELS, project_config
     from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
     from ..report import counts, summary
+    from ..report.merges import conflict_lines
     from ..tree.ignores import ignore_patterns, unmatched
     from ..tree.options import PortOptions, parse_arches
     from ..tree.porter import port_tree
@@ -205,6 +214,8 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         compile_commands=compile_commands,
         rename_paths=rename_paths if rename_paths is not None else cfg.flag("rename-paths", True),
         vocab_files=list(vocab_files),
+        vendor_word=_vendor_word(vendor_word if vendor_word is not None
+                                 else cfg.value("vendor-word", "musa")),
         python=not no_python,
         launch=list(launch),
         jobs=jobs,
@@ -215,6 +226,7 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         force=force,
         wait=wait,
         paranoid=paranoid,
+        base_from=base_from,
     )
     if os.path.isfile(src):
         from .file_mode import TREE_ONLY, port_one_file
@@ -260,19 +272,35 @@ def port_cmd(src, output, ignore, rules, no_default_rules, mapping_dir, skip, in
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, report_files)
+    merges = conflict_lines(result)
+    for line in merges:
+        click.echo(line, err=True)
     timings.mark("reports and summary")
     timings.report()
-    if level is not None and counts.check_count(result, suppressed, level):
+    failed = level is not None and counts.check_count(result, suppressed, level)
+    if failed:
         from .findings_out import echo_check_failure, src_path
 
         failures = counts.check_failures(result, suppressed, level)
         echo_check_failure([(src_path(src, f.rel), d) for f, d in failures], level)
+    if level is not None and result.conflicted:
+        n = len(result.conflicted)
+        click.echo(f"musa-port: --check failed: {n} output{'s' * (n != 1)} "
+                   f"{'hold' if n != 1 else 'holds'} conflicts (listed above)", err=True)
+    if failed or (level is not None and result.conflicted):
         sys.exit(EXIT_CHECK)
     if then_build and not opts.dry_run:
         from .build_cmd import build_cmd
 
         build_cmd.main([result.output, *build_argv, *(["-q"] if quiet else [])],
                        prog_name="musa-port build", standalone_mode=False)
+
+
+def _vendor_word(word: str) -> str:
+    """A word of letters (it becomes part of names), or "" to keep NVIDIA."""
+    if word and not word.isascii() or not (word.isalpha() or word == ""):
+        raise click.BadParameter(f"{word!r} is not a word of letters", param_hint="'--vendor-word'")
+    return word.lower()
 
 
 def _build_argv(build_args: str) -> list[str]:

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PortError
-from ..write.manifest import BUILD_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME
+from ..write.manifest import BUILD_DIR_NAME, JOURNAL_NAME, MANIFEST_NAME, STATE_DIR_NAME
 from .diagnostics import PortMap
 from .ninja import check_names, run_ninja, write_build_files, write_if_changed
 from .profile import Profile
 from .result import BuildResult
 
-SKIP_DIRS = (BUILD_DIR_NAME,)
+SKIP_DIRS = (BUILD_DIR_NAME, STATE_DIR_NAME)  # the kept copies of hand-edited files are not built
 
 
 @dataclass

@@ -23,7 +23,7 @@ from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
 from ..rules import build_ruleset
 from ..safe_open import read_regular
 from ..write.manifest import MANIFEST_NAME, load_manifest
-from .build import BUILD_DIR_NAME, BuildOptions, build, collect_sources, make_build_dir
+from .build import BUILD_DIR_NAME, SKIP_DIRS, BuildOptions, build, collect_sources, make_build_dir
 from .ninja import check_names
 from .profile import HOST_EXTS, Profile, gcc_depfile_flags
 from .result import BuildResult
@@ -60,7 +60,7 @@ class _IncludeGraph:
         self.out = out
         files = []
         for dirpath, dirnames, filenames in os.walk(out):
-            dirnames[:] = [d for d in dirnames if d != BUILD_DIR_NAME]
+            dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
             for name in filenames:
                 files.append(os.path.relpath(os.path.join(dirpath, name), out).replace(os.sep, "/"))
         self.resolver = IncludeResolver(files)

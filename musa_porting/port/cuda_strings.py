@@ -27,7 +27,7 @@ FAMILY = "strings"
 CHECK = "MP1009"
 # Environment variables whose MUSA name the brief attests.
 ATTESTED_ENV = {**bn.HOME_VARS, "TORCH_CUDA_ARCH_LIST": "TORCH_MUSA_ARCH_LIST"}
-_LIB = re.compile(r"(?P<dir>(?:[^/]*/)*)lib(?P<name>[A-Za-z0-9_]+?)(?P<ext>\.so(?P<ver>(?:\.\d+)*)|\.a)")
+_LIB = re.compile(r"(?P<dir>(?:[^/]*/)*)lib(?P<name>[A-Za-z0-9_-]+?)(?P<ext>\.so(?P<ver>(?:\.\d+)*)|\.a)")
 _ENV = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # CUDA's own libraries (cudart, cublasLt, nvrtc, nvToolsExt, nvidia-ml...), not every
 # name that starts like one (Ascend's cust_opapi).
@@ -36,7 +36,7 @@ _CUDA_LIB = re.compile(r"cuda\w*|cu(?:blas|fft|rand|sparse|solver|dnn|pti|file|t
 # A plain string literal that may name a library or an environment variable. The
 # look-behind (no prefix such as u8, no escaped quote) stands after the literal first
 # byte, so that the regex engine skips ahead to each quote instead of trying every byte.
-_CANDIDATE = re.compile(rb'"(?<![A-Za-z0-9_\\]")((?:[^"\\\n/ ]*/)*lib[A-Za-z0-9_]+\.(?:so|a)'
+_CANDIDATE = re.compile(rb'"(?<![A-Za-z0-9_\\]")((?:[^"\\\n/ ]*/)*lib[A-Za-z0-9_-]+\.(?:so|a)'
                         rb'(?:\.[0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"')
 
 

@@ -109,11 +109,15 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         "warnings": list(r.warnings),
         "project_symbols": project_dict(r),
         "renamed_paths": [{"path": a, "output": b} for a, b in r.renamed_paths.items()],
+        "shared_files": {"root": r.shared_root, "cut": r.shared_cut,
+                         "mentions": [m.to_json() for m in r.shared_mentions]},
         "run": {
             "elapsed_s": round(r.elapsed, 4),
             "mb_per_s": round(r.mb_per_s, 2),
             "written": r.written,
             "removed": sorted(r.removed),
+            "merged": r.merged,
+            "conflicts": r.conflicted,
         },
     }
 
@@ -147,13 +151,14 @@ def project_dict(r: PortResult) -> dict:
         "backend": r.symbols_backend if plan is not None else None,
         "places": sum(places.values()),
         "renamed": [] if plan is None else [
-            {"name": x.old, "new": x.new, "sites": _sites(x.sites), "places": places.get(x.old, 0)}
+            {"name": x.old, "new": x.new, "reason": x.reason(), "sites": _sites(x.sites),
+             "places": places.get(x.old, 0)}
             for x in sorted(plan.renames.values(), key=lambda x: x.old)],
         "collisions": [] if plan is None else [
             {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
             for c in plan.collisions],
         "kept": [] if plan is None else [
             {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
-            for c in plan.kept],
+            for c in [*plan.kept, *sorted(plan.left, key=lambda c: c.old)]],
         "notes": dict(sorted(r.symbol_notes.items())),
     }

@@ -19,6 +19,7 @@ from .counts import (
     rate,
     residual_count,
 )
+from .shared import shared_files_text
 from .triage import triage_lines
 
 
@@ -95,6 +96,9 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     renamed = renamed_paths_text(r)
     if renamed:
         console.print(renamed, markup=False, highlight=False, emoji=False, soft_wrap=True)
+    shared = shared_files_text(r)
+    if shared:
+        console.print(shared, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
     if r.ignored:
         by_pat: dict[str, int] = {}
@@ -187,4 +191,6 @@ def _project_rows(r: PortResult) -> list[tuple[str, object]]:
         rows.append(("  not renamed (name taken)", len(r.project.collisions)))
     if r.project.kept:
         rows.append(("  kept: exported to Python", len(r.project.kept)))
+    if r.project.left:
+        rows.append(("  kept: other reasons (see the report)", len(r.project.left)))
     return rows

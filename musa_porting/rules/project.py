@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 
+from .keep import KeepSet
 from .model import Rule
 from .vocabulary import Vocabulary
 
@@ -32,6 +33,16 @@ KEPT_LIBRARY_PREFIX = r"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX|CUDA_CUB_|cuda_cub$)"
 KEPT_LIBRARY_NAME = re.compile(KEPT_LIBRARY_PREFIX)
 
 PROJECT_FAMILY = "project"
+# The origin of a project rule whose name is exactly a vocabulary word (``struct Cuda``,
+# ``namespace cuda``): the engine changes it only where it names the tree's definition
+# (port/cxx/vendor_words.py), not ``thrust::cuda`` or libcu++'s ``cuda::std``.
+WORD_ORIGIN = "a name of the tree that is a vendor word"
+# What a definition of exactly a word must be to be renamed: a type, a namespace or an
+# enumerator names the backend (a singleton ``struct Cuda``, ``enum class Backend { Cuda }``,
+# a tag ``Allocator<Cuda>``); a variable or parameter ``bool cuda`` is a flag, and a macro
+# or function of that name is rarer than a clash with other code.
+WORD_KINDS = frozenset(("namespace", "class", "struct", "union", "enum", "enumerator",
+                        "typedef", "alias"))
 
 
 @dataclass(frozen=True)
@@ -44,18 +55,40 @@ class Site:
     kind: str
 
 
+# Why a name is renamed, beyond "the tree defines it" (bits of Rename.how).
+WORD, TWIN, OUTSIDE = 1, 2, 4
+
+
 @dataclass
 class Rename:
     old: str
     new: str
     sites: list[Site]
+    how: int = 0  # WORD | TWIN | OUTSIDE
+
+    @property
+    def word(self) -> bool:
+        """The name is exactly a vocabulary word (WORD_ORIGIN)."""
+        return bool(self.how & WORD)
+
+    def reason(self) -> str:
+        site = self.sites[0]
+        if self.how & OUTSIDE:
+            return "renamed by a port of a tree that shares it"
+        why = f"defined in the tree ({site.kind} at {site.file}:{site.line})"
+        if self.how & WORD:
+            why += f"; a {site.kind} named as the backend, renamed where it is the tree's"
+        if self.how & TWIN:
+            why += f"; {self.new} is already on the tree's MUSA side"
+        return why
 
     def to_json(self) -> list:
-        return [self.old, self.new, [[s.file, s.line, s.column, s.kind] for s in self.sites]]
+        row = [self.old, self.new, [[s.file, s.line, s.column, s.kind] for s in self.sites]]
+        return [*row, self.how] if self.how else row
 
     @classmethod
     def from_json(cls, row: list) -> Rename:
-        return cls(row[0], row[1], [Site(*s) for s in row[2]])
+        return cls(row[0], row[1], [Site(*s) for s in row[2]], row[3] if len(row) > 3 else 0)
 
 
 @dataclass
@@ -81,6 +114,9 @@ class ProjectPlan:
     # exported names renamed all the same (--rename-exported): name -> binding site.
     kept: list[Collision] = field(default_factory=list)
     exported: dict[str, Site] = field(default_factory=dict)
+    # Names left for another reason, each with it: --keep or a keep pattern, a name
+    # shared with another backend, a variable that is just a word.
+    left: list[Collision] = field(default_factory=list)
     _by_file: dict | None = field(default=None, repr=False, compare=False)
 
     def rules(self) -> dict[str, Rule]:
@@ -89,7 +125,8 @@ class ProjectPlan:
         for r in self.renames.values():
             site = r.sites[0]
             out[r.old] = Rule(r.old, r.new, PROJECT_FAMILY, "supported", site.file, site.line,
-                              f"defined in the tree ({site.kind}, {site.file}:{site.line})")
+                              f"defined in the tree ({site.kind}, {site.file}:{site.line})",
+                              origin=WORD_ORIGIN if r.word else "")
         return out
 
     def by_file(self) -> dict[str, list[tuple[str, Rename | Collision]]]:
@@ -113,6 +150,7 @@ class ProjectPlan:
         return {"renames": [r.to_json() for r in self.renames.values()],
                 "collisions": [c.to_json() for c in self.collisions],
                 "kept": [c.to_json() for c in self.kept],
+                "left": [c.to_json() for c in self.left],
                 "exported": [[k, s.file, s.line, s.column, s.kind] for k, s in self.exported.items()]}
 
     @classmethod
@@ -121,7 +159,8 @@ class ProjectPlan:
         return cls({r.old: r for r in renames},
                    [Collision.from_json(c) for c in data.get("collisions", [])],
                    [Collision.from_json(c) for c in data.get("kept", [])],
-                   {x[0]: Site(*x[1:]) for x in data.get("exported", [])})
+                   {x[0]: Site(*x[1:]) for x in data.get("exported", [])},
+                   [Collision.from_json(c) for c in data.get("left", [])])
 
     def key(self) -> tuple:
         """What decides the ported text (the sites do not)."""
@@ -133,7 +172,10 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
                  keep: Iterable[str] = (), refine: Callable[[str], str] | None = None,
                  exported: Mapping[str, Site] | None = None, rename_exported: bool = False,
                  outside_renames: Mapping[str, str] | None = None,
-                 outside_kept: Mapping[str, str] | None = None) -> ProjectPlan:
+                 outside_kept: Mapping[str, str] | None = None,
+                 existing: Set[str] = frozenset(),
+                 shared: Mapping[str, str] | None = None,
+                 library: Set[str] = frozenset()) -> ProjectPlan:
     """The plan for the tree's definitions ``defs`` (name -> its definition sites).
 
     ``taken``: names of the tree a new name must not be (identifiers with a MUSA word);
@@ -145,9 +187,14 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     their binding site: kept (listed in ``plan.kept``) unless ``rename_exported``;
     ``outside_renames`` and ``outside_kept``: what other ports of trees that share names
     with this one decided (``tree/rename_map.py``): their renames are made here too, and
-    a name one of them uses as it is stays (a collision naming that port).
+    a name one of them uses as it is stays (a collision naming that port);
+    ``existing``: names the tree's MUSA side already has (a backend ported by hand in
+    part): a new name among them is that name's MUSA twin, not a collision; ``shared``:
+    names another backend of the tree uses too (name -> why), left as they are;
+    ``library``: what a vendored Thrust, CUB or libcu++ defines (MUSA keeps those names).
     """
-    keep = set(keep)
+    keep = KeepSet(keep)
+    shared = shared or {}
     exported = exported or {}
     outside = dict(outside_renames or {})
     outside_kept = outside_kept or {}
@@ -165,12 +212,26 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
                     f"the port of {outside_kept[name]} uses it under this name",
                     sorted(defs[name], key=_site_order)))
             continue
-        if name in rule_keys or name in keep or name in words or KEPT_LIBRARY_NAME.match(name):
-            # A name that is just a word (namespace cuda) is shared with other code:
-            # thrust::cuda, CCCL's cuda::std, at::cuda. The rules decide those.
-            continue
+        if name in rule_keys or name in library or KEPT_LIBRARY_NAME.match(name):
+            continue  # the rules' names; a vendored Thrust/CUB/libcu++'s (MUSA keeps them)
         new = vocabulary.rename(name)
         if new is None or new == name:
+            continue
+        sites = sorted(defs[name], key=_site_order)
+        pattern = keep.pattern_of(name)
+        if pattern is not None:
+            how = "--keep" if pattern == name else f"the keep pattern {pattern}"
+            plan.left.append(Collision(name, new, f"kept by {how}", sites))
+            continue
+        if name in words and not any(s.kind in WORD_KINDS for s in defs[name]):
+            # A variable or function that is just a word (bool cuda) is not the backend's
+            # name; a type, namespace or enumerator is, and is renamed where it is the
+            # tree's (thrust::cuda, CCCL's cuda::std and at::cuda stay the rules').
+            plan.left.append(Collision(name, new, f"a {sites[0].kind} named just {name!r}, "
+                                                  "not the backend's name", sites))
+            continue
+        if name in shared:
+            plan.left.append(Collision(name, new, shared[name], sites))
             continue
         wanted[name] = refine(new) if refine is not None else new
     targets: dict[str, list[str]] = {}
@@ -181,9 +242,9 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
         if len(targets[new]) > 1:
             others = ", ".join(o for o in targets[new] if o != old)
             plan.collisions.append(Collision(old, new, f"{others} would also become {new}", sites))
-        elif new in defs:
+        elif new in defs and new not in existing:
             plan.collisions.append(Collision(old, new, f"the tree already defines {new}", sites))
-        elif new in taken:
+        elif new in taken and new not in existing:
             plan.collisions.append(Collision(old, new, f"the tree already uses {new}", sites))
         elif new in rule_names:
             plan.collisions.append(Collision(old, new, f"{new} is a name of the rule tables", sites))
@@ -192,7 +253,8 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             plan.kept.append(Collision(old, new, f"exported to Python ({site.kind} at "
                                                  f"{site.file}:{site.line})", [site]))
         else:
-            plan.renames[old] = Rename(old, new, sites)
+            plan.renames[old] = Rename(old, new, sites, (WORD if old in words else 0)
+                                       | (TWIN if new in existing else 0))
             if old in exported:
                 plan.exported[old] = exported[old]
     for old, new in sorted(outside.items()):
@@ -200,7 +262,7 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             continue
         sites = sorted(defs.get(old, ()), key=_site_order) or [
             Site("(another port)", 1, 1, "renamed by another port")]
-        plan.renames[old] = Rename(old, new, sites)
+        plan.renames[old] = Rename(old, new, sites, OUTSIDE)
     return plan
 
 

@@ -51,6 +51,9 @@ class Word:
     source: str = ""
     enabled: bool = True
     whole: bool = False  # only a whole name part (CUTE, not EXECUTE); never in prose
+    # A second CUDA-side word for a MUSA word another word has (the vendor word: NVIDIA
+    # -> MUSA beside CUDA -> MUSA): left out of ``reversed()``, whose way back is CUDA.
+    alias: bool = False
 
     def forms(self) -> dict[str, str]:
         """The word in each case style: UPPER, lower and Capitalised."""
@@ -82,10 +85,20 @@ class Vocabulary:
         words share is left out: its way back is not known."""
         counts: dict[str, int] = {}
         for w in self.words.values():
-            if w.enabled:
+            if w.enabled and not w.alias:
                 counts[w.musa] = counts.get(w.musa, 0) + 1
         return Vocabulary(Word(w.musa, w.cuda, w.source, whole=w.whole)
-                          for w in self.words.values() if w.enabled and counts[w.musa] == 1)
+                          for w in self.words.values()
+                          if w.enabled and not w.alias and counts[w.musa] == 1)
+
+    def with_vendor_word(self, word: str) -> Vocabulary:
+        """This vocabulary with NVIDIA -> ``word`` (``musa``, ``mthreads``, ``moore``): the
+        vendor's name in a tree's own names and messages (``gpu_info_nvidia``, "Nvidia
+        GPUs"), which porters replace with the word their project uses."""
+        if not word or "NVIDIA" in self.words:
+            return self
+        return Vocabulary([*self.words.values(),
+                           Word("NVIDIA", word.upper(), f"the vendor word ({word})", alias=True)])
 
     def forms(self, prose: bool = False) -> dict[str, str]:
         """Every enabled word in every case style -> its replacement; with ``prose``

@@ -19,8 +19,7 @@ def run_per_file(sp: SimplePorting) -> PortResult:
     handed to it with its output path (``change_filename``), folders made first.
     musa-port writes nothing itself, so the output may be the source folder."""
     from ..tree.kinds import KindSelector
-    from ..tree.names import output_names
-    from ..tree.porter import SUPERSEDED
+    from ..tree.names import SUPERSEDED, output_names
     from ..tree.walk import Ignorer, walk
 
     if not isinstance(sp.mapping_rule, list):

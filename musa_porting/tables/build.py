@@ -25,9 +25,13 @@ from .families import (
 )
 from .headers import Declarations, HeaderSet, Version, header_release, release_label, version_label
 from .irregular import Name, Prefix
+from .legacy_torch import FAMILY as LEGACY_TORCH
+from .legacy_torch import build_legacy_torch
 from .model import Item, Table
 from .mutlass import FAMILY as MUTLASS
 from .mutlass import build_mutlass
+from .nvml import FAMILY as NVML
+from .nvml import build_nvml
 from .pytorch import torch_headers, torch_names, torch_version
 from .vendor import VENDOR, Vendor, VendorReport, apply_vendor
 
@@ -250,20 +254,22 @@ def build_pytorch(hs: HeaderSet, owned: set[str], vocab: Vocabulary | None,
 
 def assign_primaries(tables: dict[str, Table]) -> None:
     """Exactly one ``primary`` among the keys sharing a MUSA name, none on a lone one.
-    A curated choice stays; else the vendor's key, the ``<...>`` include form, then the
-    shortest key (``--reverse`` restores it)."""
-    by_value: dict[str, list[tuple[str, Item]]] = {}
-    for table in tables.values():
+    A curated choice stays; else the vendor's key, a key of a current API (not the
+    legacy_torch family's), the ``<...>`` include form, then the shortest key
+    (``--reverse`` restores it)."""
+    by_value: dict[str, list[tuple[str, Item, str]]] = {}
+    for fam, table in tables.items():
         for key, item in table.entries.items():
             if item.musa is not None:
-                by_value.setdefault(item.musa, []).append((key, item))
+                by_value.setdefault(item.musa, []).append((key, item, fam))
     for keys in by_value.values():
         if len(keys) == 1:
             keys[0][1].primary = False
             continue
-        keys.sort(key=lambda ki: (not ki[1].primary, ki[1].source != VENDOR,
-                                  not ki[0].startswith("<"), len(ki[0]), ki[0]))
-        for i, (_key, item) in enumerate(keys):
+        # A legacy name (THC's) is never the one --reverse writes back.
+        keys.sort(key=lambda k: (not k[1].primary, k[1].source != VENDOR, k[2] == LEGACY_TORCH,
+                                 not k[0].startswith("<"), len(k[0]), k[0]))
+        for i, (_key, item, _fam) in enumerate(keys):
             item.primary = i == 0
 
 
@@ -298,6 +304,13 @@ def build_all(hs: HeaderSet, partial: bool = False, vendor: Vendor | None = None
     tables["macros"] = macros
     tables["pytorch"] = build_pytorch(hs, owned, vocab, vendor)
     tables[MUTLASS] = build_mutlass()
+    tables[LEGACY_TORCH] = build_legacy_torch()
+    if "pymtml.py" in hs.extras:
+        origin, text = hs.extras["pymtml.py"]
+        tables[NVML] = build_nvml(text, origin.split(" ", 1)[1])
+    elif not partial:
+        raise SystemExit("error: no mthreads-ml-py wheel (the nvml family's source): fetch it "
+                         "with --fetch-wheels DIR, or use --partial")
     report = None
     if vendor is not None:
         report = apply_vendor(tables, vendor, hs, decl, vocab)

@@ -51,11 +51,15 @@ WHEELS = {
     "nvidia-cufft-cu11": "10.9.0.58",
     "nvidia-cusolver-cu11": "11.4.1.48",
     "torch": "2.13.0",
+    # Moore Threads' MTML binding: its pymtml.py is the nvml family's source (tables/nvml.py).
+    "mthreads-ml-py": "2.4.3",
 }
 # The CUDA release a library wheel belongs to, by its name's suffix (the pins above are
 # the libraries of CUDA 12.9.1 and 11.8.0); a wheel with cuda.h says its own.
 CUDA_OF_SUFFIX = {"-cu11": (11, 8), "-cu12": (12, 9), "-cu13": (13,), "": (13,)}
 TORCH = "torch"
+# Wheels that are not headers: the one file of each a family reads.
+EXTRA_FILES = {"mthreads-ml-py": "pymtml.py"}
 TORCH_DIRS = ("ATen/cuda/", "c10/cuda/", "torch/csrc/cuda/")
 Version = tuple[int, ...]
 
@@ -77,6 +81,8 @@ class HeaderSet:
     origins: list[str] = field(default_factory=list)
     # origin -> the CUDA release it comes from (None: not CUDA, e.g. torch)
     versions: dict[str, Version | None] = field(default_factory=dict)
+    # Other files a family reads from a wheel (pymtml.py): name -> (origin, text).
+    extras: dict[str, tuple[str, str]] = field(default_factory=dict)
     _cache: dict[str, Declared] = field(default_factory=dict)
     _copies: dict[str, list[tuple[str, Declared]]] = field(default_factory=dict)
     _partial: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -99,6 +105,11 @@ class HeaderSet:
         """The ``include/`` members of a wheel, read in place (no unpacking)."""
         dist, version = _wheel_name(path)
         label = f"{dist} {version}"
+        if dist in EXTRA_FILES:
+            with zipfile.ZipFile(path) as z:
+                name = EXTRA_FILES[dist]
+                self.extras[name] = (label, z.read(name).decode("utf-8", errors="replace"))
+            return
         self.origins.append(label)
         cuda: Version | None = None if dist == TORCH else CUDA_OF_SUFFIX.get(_suffix(dist), (13,))
         with zipfile.ZipFile(path) as z:

@@ -13,6 +13,8 @@ from .model import STATUSES, Item, Table
 from .vendor import VendorReport
 
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
+# A name may become a qualified name (THCCeilDiv -> at::ceil_div), never other text.
+_QUALIFIED_IDENT = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*\Z")
 _FORBIDDEN = re.compile(irregular.FORBIDDEN_KEY_PATTERN)
 KINDS = ("function", "type", "constant", "macro")
 EXCEPTIONS_HEADING = "### Deliberate exceptions"
@@ -32,7 +34,7 @@ def check_tables(tables: dict[str, Table]) -> list[str]:
                 problems.append(f"{fam}: bad status for {key!r}")
             if key in irregular.FORBIDDEN_KEYS or _FORBIDDEN.match(key):
                 problems.append(f"{fam}: {key!r} must not be a key")
-            if musa and _IDENT.match(key) and not _IDENT.match(musa):
+            if musa and _IDENT.match(key) and not _QUALIFIED_IDENT.match(musa):
                 problems.append(f"{fam}: value {musa!r} of identifier {key!r} is not an identifier")
             if key in seen and (seen[key][1].musa, seen[key][1].status) != (musa, item.status):
                 problems.append(f"{fam}: {key!r} also in {seen[key][0]} with another value")

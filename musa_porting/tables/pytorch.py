@@ -6,8 +6,8 @@ Every name those headers declare that carries a CUDA word (``CUDACachingAllocato
 becomes an entry with the word renamed by the vocabulary; it is ``supported`` only
 where torch_musa's own C++ uses the MUSA name (``attested_names.tsv``), else
 ``unknown``. Every header of those folders maps to the torch_musa header that exists
-(``headers.txt``): ``<ATen/cuda/CUDAContext.h>`` ->
-``"torch_musa/csrc/aten/musa/MUSAContext.h"``; a header torch_musa does not have in
+(``headers.txt``), with the include's own delimiter: ``<ATen/cuda/CUDAContext.h>`` ->
+``<torch_musa/csrc/aten/musa/MUSAContext.h>``; a header torch_musa does not have in
 its sources is the one its build ports from PyTorch's (``<ATen/cuda/CUDAApplyUtils.cuh>``
 -> ``<ATen/musa/MUSAApplyUtils.muh>``).
 """
@@ -28,7 +28,7 @@ UNATTESTED = "the MUSA name is not used by torch_musa's sources; not verified"
 # Where torch_musa keeps its counterpart of each torch folder.
 ANALOG_DIRS = {"ATen/cuda/": "torch_musa/csrc/aten/musa/", "c10/cuda/": "torch_musa/csrc/core/",
                "torch/csrc/cuda/": "torch_musa/csrc/core/"}
-QUOTED_NOTE = "torch_musa header, included with quotes as in the torch_musa manual"
+TORCH_MUSA_NOTE = "torch_musa header (its include folder is on the path of MUSAExtension builds)"
 PORTED_NOTE = ("the header torch_musa's build ports from PyTorch's (its generated ATen/musa "
                "include folder)")
 
@@ -102,9 +102,11 @@ def torch_headers(hs: HeaderSet, vocab: Vocabulary, attested: frozenset[str],
         source = f"torch header {rel}"
         hit = torch_musa_header(rel, vocab, musa_headers)
         if hit is not None:
-            target = '"' + hit[0] + '"'
-            for key in (f"<{rel}>", f'"{rel}"'):
-                items[key] = Item(target, "supported", source, version, QUOTED_NOTE, kind="header")
+            # The delimiter the include used is kept: <ATen/cuda/CUDAContext.h> ->
+            # <torch_musa/csrc/aten/musa/MUSAContext.h>, as porters write it.
+            for left, right in (("<", ">"), ('"', '"')):
+                items[left + rel + right] = Item(left + hit[0] + right, "supported", source, version,
+                                                 TORCH_MUSA_NOTE, kind="header")
             continue
         top = next(d for d in TORCH_DIRS if rel.startswith(d))
         sub = rel[len(top):]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..rules.keep import KeepSet
 from .options import PortOptions
 
 if TYPE_CHECKING:  # imported where the rules are compiled (a no-change run never does)
@@ -85,7 +86,7 @@ def keeping(active: ActiveRules, names: frozenset[str]) -> ActiveRules:
     if not names:
         return active
     k = active.knowledge
-    return replace(active, knowledge=replace(k, keep=frozenset(k.keep) | names))
+    return replace(active, knowledge=replace(k, keep=KeepSet(k.keep) | names))
 
 
 def load_active_rules(opts: PortOptions, ruleset: RuleSet | None = None,
@@ -104,4 +105,4 @@ def _knowledge(ruleset: RuleSet, keep_names) -> Knowledge:
     off = ruleset.disabled
     known = {k for k, r in rules.items() if r.value is None or (r.family in off and not r.is_user)}
     headers = {k.strip('<>"') for k in rules if k[:1] in '<"' and k[-1:] in '>"'}
-    return Knowledge(frozenset(known), frozenset(keep), frozenset(headers))
+    return Knowledge(frozenset(known), KeepSet(keep), frozenset(headers))

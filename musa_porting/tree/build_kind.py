@@ -99,7 +99,7 @@ def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:
     exts = {e if e.startswith(".") else "." + e for e in ctx.opts.extensions}
     bctx = BuildContext(rel=ctx.rel, arches=tuple(ctx.opts.arch), out_rel_of=ctx.out_rel_of,
                         rename_cu=".cu" in exts, macro=_macro_renamer(ctx),
-                        keep=frozenset(ctx.rules.knowledge.keep),
+                        keep=ctx.rules.knowledge.keep,  # a KeepSet: globs too
                         variables=build_macro_renames(ctx.rules.project))
     bp = port_build_bytes(data, kind, bctx)
     words = build_words(kind, bp.data.decode("latin-1"))

@@ -30,6 +30,9 @@ class KindSelector:
     extensions: frozenset[str]  # C/C++/CUDA sources (--extensions), with their dots
     python: bool = True  # .py files (off with --no-python, and for a reverse port)
     build_files: bool = False  # CMake, Make and shell files are ported (not --reverse)
+    # Files copied as they are whatever their kind: the MUSA twins of CUDA files, the
+    # porter's own work (tree/twins.py).
+    verbatim: frozenset[str] = frozenset()
 
     @classmethod
     def from_options(cls, opts: PortOptions) -> KindSelector:
@@ -39,6 +42,8 @@ class KindSelector:
 
     def kind_of(self, rel: str) -> str | None:
         """The kind that ports ``rel``, or None when it is copied as it is."""
+        if rel in self.verbatim:
+            return None
         ext = posixpath.splitext(rel)[1]
         if ext in self.extensions:
             return "cxx"

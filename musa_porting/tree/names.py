@@ -17,12 +17,14 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from ..errors import PortError
 from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from ..write.manifest import RESERVED_NAMES
 from .kinds import KindSelector
+from .twins import resolve_twins
 from .vendored import in_library
 from .walk import Entry
 
@@ -43,32 +45,30 @@ def _renamed_component(name: str, vocabulary: Vocabulary) -> str:
     return name if new is None else new + dot + ext
 
 
-def _keeps_name(name: str, renames: Mapping[str, str],
-                file_name: Callable[[str], str] | None) -> bool:
-    return (file_name(name) if file_name is not None else ported_name(name, renames)) == name
-
-
 def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
                  vocabulary: Vocabulary | None, warnings: list[str],
                  superseded: dict[str, str] | None = None,
                  file_name: Callable[[str], str] | None = None,
-                 libraries: frozenset[str] = frozenset()) -> dict[str, str]:
+                 libraries: frozenset[str] = frozenset(),
+                 users: Callable[[str], bool] | None = None) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
     ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
     renames for every file; in the ``libraries`` folders (vendored copies of libraries
-    MUSA keeps) nothing is renamed. Two inputs may not share an output, except that a renamed
-    file whose new name a sibling keeps is left out (recorded in ``superseded``:
-    rel -> the sibling's rel)."""
+    MUSA keeps) nothing is renamed.
+
+    Two inputs may not share an output, except a file and its MUSA twin (``twins.py``):
+    ``x.cuh`` beside ``x.muh``, ``foo_cuda.cu`` beside ``foo_musa.cu``,
+    ``cuda/roi_cuda.cu`` and ``musa/roi_musa.mu`` (a folder renamed onto a folder the
+    tree already has is merged into it). The renamed one is left out, recorded in
+    ``superseded`` (rel -> the twin's rel, or OUT's path when ``users`` says a file of
+    the user's in the output is its twin). Without ``superseded``, or when neither of
+    two files is the other's twin, the renamed one keeps its own name (a warning says so).
+    """
     # The paths are the walk's (no "." or "..", no doubled or trailing "/"): split and
     # joined as strings, which a large tree's re-run notices.
-    siblings: dict[str, set[str]] = {}
-    for e in entries:
-        parent, _, name = e.rel.rpartition("/")
-        siblings.setdefault(parent, set()).add(name)
-    files = {e.rel for e in entries if e.kind != "dir"}
     out_rel_of: dict[str, str] = {}
-    owner: dict[str, str] = {}
-    written: dict[str, set[str]] = {}  # output folder -> the names given in it so far
+    rank: dict[str, int] = {}
+    plain: dict[str, str] = {}  # the output name without vocabulary renames
     renamed: dict[str, str] = {}  # a name's vocabulary renaming (folders repeat)
     for e in entries:
         parent, _, name = e.rel.rpartition("/")
@@ -83,41 +83,78 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             name_out = ported_name(name, renames)
         else:
             name_out = name
-        keeper = f"{parent}/{name_out}" if parent else name_out
-        if (superseded is not None and name_out != name and keeper in files
-                and _keeps_name(name_out, renames, file_name)):
-            superseded[e.rel] = keeper
-            warnings.append(f"{e.rel}: not ported: {name_out} beside it is its MUSA version "
-                            "(kept; includes of it name that file)")
-            continue
+        plain[e.rel] = f"{out_parent}/{name_out}" if out_parent else name_out
+        r = rank.get(parent, 0) if parent else 0
+        if name_out != name:
+            r = max(r, 1)
         if vocabulary is not None and ported_kind and not vendored:
             wanted = renamed.get(name_out)
             if wanted is None:
                 wanted = renamed[name_out] = _renamed_component(name_out, vocabulary)
-            if wanted != name_out and (wanted in siblings[parent]
-                                       or wanted in written.get(out_parent, ())):
-                warnings.append(f"{e.rel}: not renamed to {wanted}: the folder already has that name")
-            elif wanted != name_out and _too_long(wanted):
+            if wanted != name_out and _too_long(wanted):
                 warnings.append(f"{e.rel}: warning: not renamed to {wanted}: a name of "
                                 f"{len(os.fsencode(wanted))} bytes, over the file system's "
                                 f"{NAME_MAX}")
-            else:
-                name_out = wanted
+            elif wanted != name_out:
+                name_out, r = wanted, 2
         if _too_long(name_out):
             raise PortError(f"{e.rel}: its output name {name_out} would be "
                             f"{len(os.fsencode(name_out))} bytes, over the file system's "
                             f"{NAME_MAX}", src)
-        o = f"{out_parent}/{name_out}" if out_parent else name_out
+        rank[e.rel] = r
+        out_rel_of[e.rel] = f"{out_parent}/{name_out}" if out_parent else name_out
+    resolve_twins(src, entries, out_rel_of, plain, rank, warnings, superseded, users)
+    owner: dict[str, str] = {}
+    for e in entries:
+        if superseded is not None and e.rel in superseded:
+            continue
+        o = out_rel_of[e.rel]
+        if e.kind == "dir":
+            continue  # a folder renamed onto one the tree has is merged into it
         if o in owner:
             raise PortError(f"both {owner[o]} and {e.rel} would be written to {o}", src)
         if o in RESERVED_NAMES:
             raise PortError(f"{e.rel} would overwrite musa-port's own {o}", src)
         owner[o] = e.rel
-        written.setdefault(out_parent, set()).add(name_out)
-        out_rel_of[e.rel] = o
     for rel, keeper in (superseded or {}).items():
-        out_rel_of[rel] = out_rel_of[keeper]
+        out_rel_of[rel] = out_rel_of.get(keeper, keeper)
     return out_rel_of
+
+
+@dataclass
+class Named:
+    """Where a tree's inputs go: each input's output path, the inputs to port (those a
+    MUSA twin stands for left out), those left out (still read by the symbol index),
+    the twins copied as they are, and the output folders (one per output path)."""
+
+    out_rel_of: dict[str, str]
+    entries: list[Entry]
+    twinned: list[Entry]
+    verbatim: frozenset[str]
+    dirs: list[Entry]
+
+
+# How a file left out for its MUSA version shows among the ignored.
+SUPERSEDED = "(its MUSA version is in the tree)"
+
+
+def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
+              vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
+              libraries: frozenset[str], users: Callable[[str], bool] | None) -> Named:
+    """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
+    for their twins and the renamed paths)."""
+    superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
+    out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
+                              superseded, file_name, libraries, users)
+    result.renamed_paths = renamed_paths(out_rel_of, renames)
+    result.ignored.update({rel: SUPERSEDED for rel in superseded})
+    files = {e.rel for e in entries if e.kind != "dir"}
+    kept = [e for e in entries if e.rel not in superseded]
+    # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
+    dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
+                 for e in kept if e.kind == "dir"}.values())
+    return Named(out_rel_of, kept, [e for e in entries if e.rel in superseded],
+                 frozenset(superseded.values()) & files, dirs)
 
 
 def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:

@@ -54,6 +54,9 @@ class PortOptions:
     # csrc/musa/gemm_musa.mu), as human porters do; SimplePorting keeps torch_musa's layout.
     rename_paths: bool = True
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
+    # The word NVIDIA becomes in the tree's own names and messages (gpu_info_nvidia ->
+    # gpu_info_musa); "" leaves it (--vendor-word).
+    vendor_word: str = "musa"
     build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
     arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become
     # Extension renames of ported files, with dots, instead of .cu -> .mu, .cuh -> .muh
@@ -67,6 +70,9 @@ class PortOptions:
     force: bool = False
     wait: float = 600.0  # seconds to wait for another run writing the same output
     paranoid: bool = False  # compare inputs by sha256 too, not only size, mtime, ctime
+    # --base-from: the upstream (a folder, or a git ref of SRC) that OUT, a port musa-port
+    # did not make, was made from (merge/base_from.py)
+    base_from: str | None = None
 
 
 def parse_arches(values: Sequence[str]) -> tuple[str, ...]:

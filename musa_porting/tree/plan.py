@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
 from ..errors import PortError
+from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver
 from ..safe_open import open_regular
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
@@ -29,6 +30,7 @@ from .walk import Entry
 
 if TYPE_CHECKING:
     from ..analyze.symbols import FileSymbols
+    from ..merge.hand_edits import HandEdits
     from .active_rules import ActiveRules
 
 
@@ -79,6 +81,7 @@ class Planner:
         # Called in this process before forked workers start staging (see parallel).
         self.before_workers: Callable[[], None] | None = None
         self.outputs: OutputState | None = None  # what the output holds (set by the run)
+        self.hand: HandEdits | None = None  # the user's edits of the outputs (set by the run)
         self._taken: set[str] | None = None
         self._defined: frozenset[str] | None = None
 
@@ -190,14 +193,28 @@ class Planner:
         if not os.access(src_path, os.R_OK):
             raise cannot_read(PermissionError(13, "Permission denied"), src_path)
         st = self.outputs.lstat(out_rel)
-        same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path,
-                                                                            e.identity)
-        p = self._settle(Planned(e, out_rel, rec, copy=not same), st, same)
+        settled = None
+        if self.hand is not None and e.size <= MAX_BASE:  # its bytes are the base
+            body = read_file(src_path, e.identity)
+            same = st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(body) \
+                and read_file(out_path) == body
+            settled = self.hand.settle(out_rel, st, body, rec, same)
+            planned = Planned(e, out_rel, rec, data=None if settled.same else settled.data)
+            same = settled.same
+        else:
+            same = st is not None and stat.S_ISREG(st.st_mode) and files_equal(src_path, out_path,
+                                                                                e.identity)
+            if self.hand is not None:
+                settled = self.hand.settle_large(out_rel, st, rec, same)
+            planned = Planned(e, out_rel, rec, copy=not same)
+        p = self._settle(planned, st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
             body = read_file(src_path, e.identity)
             item = DiffItem(e.rel, out_rel, body, body, e.mode)
-        return Step(p, FileOutcome(e.rel, out_rel, "copied", not same, rec), item, [], e.size)
+        return Step(p, FileOutcome(e.rel, out_rel, "copied", not same, rec,
+                                   settled.status if settled else ""),
+                    item, [settled.warning] if settled and settled.warning else [], e.size)
 
     def _plan_source(self, e: Entry, out_rel: str, src_path: str, data: bytes,
                      rec: FileRecord, kind: str) -> Step:
@@ -223,12 +240,18 @@ class Planner:
         st = self.outputs.lstat(out_rel)
         same = st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(ported.data) \
             and read_file(out_path) == ported.data
-        p = self._settle(Planned(e, out_rel, rec, data=None if same else ported.data), st, same)
+        new, status, warnings = ported.data, "", list(rec.warnings)
+        if self.hand is not None:
+            settled = self.hand.settle(out_rel, st, new, rec, same)
+            new, same, status = settled.data, settled.same, settled.status
+            if settled.warning:  # said by this run only (not kept in the record)
+                warnings.append(settled.warning)
+        p = self._settle(Planned(e, out_rel, rec, data=None if same else new), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
-        return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec), item,
-                    list(rec.warnings), e.size)
+        return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec, status), item,
+                    warnings, e.size)
 
 
 def _not_text(data: bytes) -> str:

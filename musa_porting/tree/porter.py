@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import PortError
+from ..merge.base_from import saved_conventions
+from ..merge.run import MergeRun, with_commit
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
 from ..rules.project import ProjectPlan
@@ -31,7 +33,14 @@ from ..write.commit import commit
 from ..write.fingerprint import options_fingerprint, rule_options, rules_stamp
 from ..write.journal import pending_intent, recover
 from ..write.lock import OutputLock
-from ..write.manifest import BUILD_DIR_NAME, RESERVED_NAMES, FileRecord, Manifest, load_manifest
+from ..write.manifest import (
+    BUILD_DIR_NAME,
+    RESERVED_NAMES,
+    STATE_DIR_NAME,
+    FileRecord,
+    Manifest,
+    load_manifest,
+)
 from ..write.manifest_check import indexed
 from ..write.outdir import OutDir
 from ..write.output_state import OutputState
@@ -42,30 +51,31 @@ from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
 from .kinds import TABLE_FREE, KindSelector, load_porters
 from .library_findings import summarise_libraries
-from .names import output_names, renamed_paths
+from .names import name_tree
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
 from .paths import check_paths, include_dirs_rel
 from .plan import Planned, Planner, unchanged_records
-from .python_run import launch_files
+from .python_run import check_launch_files
 from .rename_map import with_outside
 from .result import PortResult
+from .shared_files import note_shared_files
+from .twins import users_file
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
 
 # The kinds the symbol index reads: sources, and build files for their macros.
 INDEXED = MACRO_KINDS | {"cxx"}
-# How a file left out for the MUSA version beside it shows among the ignored.
-SUPERSEDED = "(a MUSA version beside it)"
 
 
 class Porter:
     """One porting run. ``Porter(options).run()`` is the library entry point."""
 
-    def __init__(self, options: PortOptions):
+    def __init__(self, options: PortOptions, adoption=None):
         options = with_outside(options)  # the renames of the outputs it includes from
         self.opts = options
+        self.adoption = adoption  # --base-from: the bases of a port musa-port did not make
         _check_skip(options.skip)
         self.src, self.out = check_paths(options.src, options.output, options.reverse)
         self.renames = dict(options.renames) if options.renames is not None else (
@@ -74,6 +84,7 @@ class Porter:
         self._vocabulary: Vocabulary | None = None
         self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
         self.library_names: frozenset[str] = frozenset()  # the names they define
+        self._twinned: list[Entry] = []  # CUDA files left for their MUSA twins (tree/twins.py)
 
     def run(self) -> PortResult:
         t0 = time.perf_counter()
@@ -101,6 +112,8 @@ class Porter:
                     self._port(result, entries, old, outdir)
         finally:
             gc.unfreeze()  # a library caller's later collections see everything again
+        if not opts.reverse and os.path.dirname(self.src) == os.path.dirname(self.out):
+            note_shared_files(result, self.src, self.out, self.vocabulary)  # a backend folder
         result.elapsed = time.perf_counter() - t0
         return result
 
@@ -108,29 +121,24 @@ class Porter:
               outdir: OutDir | None) -> None:
         """Plan, stage and commit the port (``outdir`` None: a dry run)."""
         opts = self.opts
-        superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
+        merging = MergeRun(self.out, old, outdir, self.adoption)  # the user's edits
         tree_files = sorted(e.rel for e in entries if e.kind != "dir")
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
-        out_rel_of = output_names(self.src, entries, self.kinds, self.renames,
-                                  self.vocabulary() if opts.rename_paths else None, result.warnings,
-                                  superseded, opts.file_name, self.libraries)
-        result.renamed_paths = renamed_paths(out_rel_of, self.renames)
-        if superseded:
-            result.ignored.update({rel: SUPERSEDED for rel in superseded})
-            entries = [e for e in entries if e.rel not in superseded]
-        bad = sorted(r for r in launch_files(self.src, opts.launch)
-                     if self.kinds.kind_of(r) != "python" or r not in tree_files)
-        if bad:
-            raise PortError("--launch: not a Python file this port ports (outside SRC, ignored, "
-                            "or --no-python)", os.path.join(self.src, bad[0]))
+        named = name_tree(self.src, entries, self.kinds, self.renames,
+                          self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
+                          self.libraries, None if opts.reverse else users_file(self.out, old))
+        out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
+        self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
+        check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
         resolver = IncludeResolver(tree_files, include_dirs_rel(self.src, opts.include_dirs),
                                    self.renames, out_rel_of)
-        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files)
+        fingerprint = options_fingerprint(opts, rules_stamp(opts), tree_files,  # twins: see below
+                                          [os.path.join(self.src, e.rel) for e in self._twinned])
         # A manifest from the same rules and tree lets unchanged files be skipped; a
         # diff needs every file's bytes, so it never skips.
         trusted = old.fingerprint == fingerprint and not opts.collect_diff
         timings.mark("names, includes, manifest")
-        dirs = [replace(e, rel=out_rel_of[e.rel]) for e in entries if e.kind == "dir"]
+        dirs = named.dirs
         files = [e for e in entries if e.kind != "dir"]
         state = OutputState(self.out, old, opts.force)
         state.classify([d.rel for d in dirs])
@@ -140,6 +148,7 @@ class Porter:
                                  opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
         planner.outputs = state
+        merging.attach(planner, self.src, out_rel_of, [e.rel for e in files if e.kind == "file"])
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
@@ -180,24 +189,26 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
-            _tree_findings(result, self.src, files, planner, self.libraries)
-            dir_rels = {d.rel for d in dirs}
-            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned}, dir_rels, state)
+            if self.libraries:
+                summarise_libraries(result.files, self.libraries)
+            result.warnings += _near_misses(self.src, planner, files, result)
+            stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
+                               {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
             if stager is None:
                 return
-            manifest = Manifest(self.src, fingerprint, {p.out_rel: p.record for p in planned},
-                                [d.rel for d in dirs], result.rules, rule_options(opts),
-                                project.to_json() if project is not None else {})
+            manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project, merging)
             stager.probe({os.path.dirname(r) for r in [*stale.remove, *stale.dirs, *stale.forced]})
             if _manifest_changed(old, manifest, stale.remove):
                 stager.stage_manifest(manifest)
         except BaseException:
             if stager is not None:
                 stager.unstage()
+                merging.failed()
             raise
         commit(planned, dirs, stale, stager, result)
+        merging.committed(manifest if stager.manifest_staged else None)
         timings.mark("outputs and manifest written")
 
     def vocabulary(self) -> Vocabulary:
@@ -234,7 +245,9 @@ class Porter:
             result.warnings.append(f"{self.opts.compile_commands}: note: flags not given to "
                                    f"libclang (it takes -I, -D, -U, -std, -isystem, -include, -x, "
                                    f"-W, -f): {shown}")
-        wait = symbols.index(sources, fast)
+        # The CUDA files left for their MUSA twins define the names the twins rename (read by
+        # the index only: a change to one changes the fingerprint, above).
+        wait = symbols.index(sources + [e for e in self._twinned if kind_of(e.rel) == "cxx"], fast)
         # The tables load and compile while the workers index (a tree of sources nearly
         # always defines a name to rename, and its sources need the tables anyway).
         base = compile_rules(self.opts, None, self.vocabulary())
@@ -256,19 +269,6 @@ class Porter:
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast
-
-
-def _tree_findings(result: PortResult, src: str, files: list[Entry], planner: Planner,
-                   libraries: frozenset[str]) -> None:
-    """What the files' findings say together: a vendored Thrust/CUB/libcu++ is one
-    finding each; the rules that nearly matched, when some file was ported."""
-    if libraries:
-        summarise_libraries(result.files, libraries)
-    if planner.rules is not None:
-        from ..analyze.near_misses import near_miss_warnings
-        result.warnings += near_miss_warnings(
-            src, [e.rel for e in files if planner.kinds.kind_of(e.rel) == "cxx"],
-            planner.rules.ruleset, result.by_rule)
 
 
 def _load_manifest(out: str) -> Manifest:
@@ -303,10 +303,30 @@ def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[E
         if e.rel in RESERVED_NAMES:
             result.warnings.append(f"{os.path.join(src, e.rel)}: skipped (reserved name)")
             continue
-        if e.rel.startswith(BUILD_DIR_NAME + "/"):
-            continue  # inside the build folder skipped above
+        if e.rel.startswith((BUILD_DIR_NAME + "/", STATE_DIR_NAME + "/")):
+            continue  # inside a folder skipped above
         kept.append(e)
     return kept
+
+
+def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Entry],
+              result: PortResult, opts: PortOptions, project: ProjectPlan | None,
+              merging: MergeRun) -> Manifest:
+    """The manifest of the run (with SRC's git commit, what a later upgrade diffs from;
+    the bases of packs mostly dead moved to this run's)."""
+    return Manifest(src, fingerprint, merging.repack({p.out_rel: p.record for p in planned}),
+                    [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), src),
+                    project.to_json() if project is not None else {})
+
+
+def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:
+    """Warnings on near misses of the rules, when some file was ported."""
+    if planner.rules is None:
+        return []
+    from ..analyze.near_misses import near_miss_warnings
+
+    return near_miss_warnings(src, [e.rel for e in files if planner.kinds.kind_of(e.rel) == "cxx"],
+                              planner.rules.ruleset, result.by_rule)
 
 
 def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
@@ -320,4 +340,15 @@ def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
 
 def port_tree(options: PortOptions) -> PortResult:
     """Port ``options.src`` into its output folder; see :class:`PortOptions`."""
-    return Porter(options).run()
+    if not options.base_from:  # with what an earlier --base-from learned of OUT, if anything
+        return Porter(saved_conventions(options)).run()
+    from ..merge.base_from import prepare
+
+    options, adoption = prepare(options, Porter)
+    try:
+        result = Porter(options, adoption).run()
+    finally:
+        adoption.close()
+    result.warnings.insert(0, f"{result.output}: note: adopted as a port of {options.base_from} "
+                              f"(--base-from); its conventions: {adoption.conventions.describe()}")
+    return result

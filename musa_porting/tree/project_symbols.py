@@ -23,8 +23,10 @@ from ..rules.vocabulary import Vocabulary
 from ..write.files import read_file
 from ..write.manifest import FileRecord
 from ..write.manifest_check import indexed
+from .backends import shared_names
 from .options import PortOptions
 from .parallel import map_forked
+from .twins import musa_side
 from .walk import Entry
 
 
@@ -113,10 +115,14 @@ class SymbolPass:
         """The renames; ``matcher``, the rules compiled for this run, when there is one."""
         defs: dict[str, list[Site]] = {}
         taken: set[str] = set()
+        musa_words = None if self.opts.reverse else self.vocabulary.reversed()
+        existing: set[str] = set()  # names the tree's MUSA side (musa/, *.mu) already has
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         exported: dict[str, Site] = {}
         for rel, fs in sorted(index.items()):
             taken.update(fs.taken)
+            if musa_words is not None and fs.taken and musa_side(rel, musa_words):
+                existing.update(fs.taken)
             if self.vendored(rel):
                 library.update(d.name for d in fs.defs)
                 continue
@@ -125,12 +131,14 @@ class SymbolPass:
             for name, line, column, how in fs.exported:
                 exported.setdefault(name, Site(rel, line, column, how))
         self.library_names = frozenset(library)
+        shared = {} if musa_words is None else shared_names(index, defs, self.vocabulary)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
         return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
-                            rule_keys=set(rules), keep=[*self.opts.keep, *library],
+                            rule_keys=set(rules), keep=self.opts.keep, library=library,
                             refine=_inside_names(ruleset, self.opts.reverse, matcher),
                             exported=exported, rename_exported=self.opts.rename_exported,
+                            existing=existing, shared=shared,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
 

@@ -10,6 +10,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..errors import PortError
 from .options import PortOptions
 from .paths import inside
 
@@ -40,6 +41,15 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     launch = launch_files(opts.src, opts.launch)
     _last = (rules, out_rel_of, opts, built, launch)
     return built, launch
+
+
+def check_launch_files(src: str, paths: Sequence[str], kind_of, tree_files: Sequence[str]) -> None:
+    """Every ``--launch`` file is a Python file this port ports, or the run stops."""
+    files = set(tree_files)
+    bad = sorted(r for r in launch_files(src, paths) if kind_of(r) != "python" or r not in files)
+    if bad:
+        raise PortError("--launch: not a Python file this port ports (outside SRC, ignored, "
+                        "or --no-python)", os.path.join(src, bad[0]))
 
 
 def launch_files(src: str, paths: Sequence[str]) -> frozenset[str]:

@@ -51,7 +51,7 @@ class RenameMap:
         plan = plan or ProjectPlan()
         for r in plan.renames.values():
             self.renames.setdefault(r.old, (r.new, src))
-        for c in [*plan.collisions, *plan.kept]:
+        for c in [*plan.collisions, *plan.kept, *plan.left]:
             self.kept.setdefault(c.old, src)
         for name in uses:
             if name not in plan.renames:

@@ -30,6 +30,7 @@ class FileOutcome:
     kind: str  # "ported", "copied", "symlink"
     written: bool = False
     record: FileRecord = field(default_factory=lambda: FileRecord("", ""))
+    merge: str = ""  # what became of the user's edits of the output (merge/hand_edits.py)
 
     @property
     def edits(self) -> int:
@@ -67,6 +68,22 @@ class PortResult:
     symbols_indexed: int = 0  # sources read for the symbol index (the rest: from the manifest)
     # Inputs whose names the port changed beyond .cu -> .mu (folders and files), -> output
     renamed_paths: dict[str, str] = field(default_factory=dict)
+    # A backend folder ported into its sibling (tree/shared_files.py): the project's top
+    # folder, the lines of its other files that name the CUDA backend, and whether the
+    # scan stopped at its limit.
+    shared_root: str = ""
+    shared_mentions: list = field(default_factory=list)
+    shared_cut: bool = False
+
+    @property
+    def merged(self) -> list[str]:
+        """Outputs where the user's edits were merged with the new port."""
+        return [f.out_rel for f in self.files if f.merge in ("merged", "conflict")]
+
+    @property
+    def conflicted(self) -> list[str]:
+        """Outputs holding conflict markers, or edits that could not be merged."""
+        return [f.out_rel for f in self.files if f.record.conflicts]
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)

@@ -11,7 +11,7 @@ from .options import PortOptions
 def run_vocabulary(opts: PortOptions) -> Vocabulary:
     """The vocabulary of a run: the shipped words (unless --no-default-rules), --vocab
     files, and the ``vocabulary:`` sections of the rule files, in that order; MUSA to
-    CUDA for --reverse."""
+    CUDA for --reverse. Forward, the vendor word too (NVIDIA -> --vendor-word)."""
     sections = []
     if opts.rule_files:
         from ..rules.files import vocabulary_section  # the rule files' readers
@@ -21,4 +21,6 @@ def run_vocabulary(opts: PortOptions) -> Vocabulary:
             if section is not None:
                 sections.append((str(path), section))
     vocab = build_vocabulary(default=opts.default_rules, files=opts.vocab_files, sections=sections)
-    return vocab.reversed() if opts.reverse else vocab
+    if opts.reverse:
+        return vocab.reversed()
+    return vocab.with_vendor_word(opts.vendor_word) if opts.default_rules else vocab

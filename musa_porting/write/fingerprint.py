@@ -54,7 +54,10 @@ def rule_options(opts: PortOptions) -> dict:
     }
 
 
-def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]) -> str:
+def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str],
+                        watched: Sequence[str] = ()) -> str:
+    """What decides the port beyond each file's own bytes; ``watched``: files whose
+    size and mtime count too (inputs read only for their names, not ported)."""
     h = hashlib.sha256()
     h.update(__version__.encode())
     h.update(stamp.encode("utf-8", "surrogateescape"))
@@ -62,8 +65,9 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
                    sorted(opts.keep), opts.reverse, opts.project_symbols, opts.symbols_backend,
                    list(opts.defines), opts.rename_paths, opts.python, sorted(opts.launch),
                    opts.rename_exported, sorted(opts.outside_renames.items()),
-                   sorted(opts.outside_kept.items()))).encode())
-    for path in [*opts.vocab_files, *([opts.compile_commands] if opts.compile_commands else [])]:
+                   sorted(opts.outside_kept.items()), opts.vendor_word)).encode())
+    for path in [*opts.vocab_files, *([opts.compile_commands] if opts.compile_commands else []),
+                 *watched]:
         try:
             st = os.stat(path)
             h.update(repr((os.path.abspath(path), st.st_size, st.st_mtime_ns)).encode())

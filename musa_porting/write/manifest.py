@@ -23,7 +23,10 @@ LOCK_NAME = ".musa-port-lock"  # held while a run writes (write/lock.py)
 # Where `musa-port build` and `verify` keep their build files in the output: a tree that
 # ships one (a link, say) is not ported into it.
 BUILD_DIR_NAME = ".musa-port-build"
-RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, BUILD_DIR_NAME)
+# OUT's musa-port folder: the bases of the outputs and the user's files kept before a
+# merge (merge/bases.py, merge/kept.py).
+STATE_DIR_NAME = ".musa-port"
+RESERVED_NAMES = (MANIFEST_NAME, JOURNAL_NAME, LOCK_NAME, BUILD_DIR_NAME, STATE_DIR_NAME)
 TMP_SUFFIX = ".musa-port-tmp"
 # A temp file or folder of a run: a hash of the output's path, in a folder of the output
 # (tree/files.temp_name); the journal says which folders may hold them.
@@ -61,6 +64,12 @@ class FileRecord:
     src_sha256: str = ""
     # Findings beyond the number kept per file (analyze.findings.MAX_PER_FILE), per ID.
     findings_dropped: dict[str, int] = field(default_factory=dict)
+    # The bytes this run's port of the input would be (merge/bases.py: "sha256:pack:
+    # offset:length", or the sha256 alone), whether the output held the user's edits
+    # when the run left it, and the conflicts marked in it (merge/hand_edits.py).
+    base: str = ""
+    hand: bool = False
+    conflicts: int = 0
 
     def compact(self, shared: dict) -> None:
         """Share equal small values with the other records of a run (through ``shared``):

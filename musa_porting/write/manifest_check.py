@@ -16,8 +16,8 @@ from operator import itemgetter
 from typing import Any
 
 _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "edits",
-         "lines_changed", "src_ctime_ns")
-_STRS = ("src", "kind", "lang", "src_sha256")
+         "lines_changed", "src_ctime_ns", "conflicts")
+_STRS = ("src", "kind", "lang", "src_sha256", "base")
 _COUNTS = ("by_family", "by_rule", "findings_dropped")
 _KINDS = ("ported", "copied", "symlink")
 _DIAG = [str, str, int, int, int, int, str, int, str]  # analyze.checks.Diagnostic.to_list
@@ -55,7 +55,7 @@ def record_ok(rec: Any) -> bool:
     if (list(map(type, map(get, _INTS, _INT_DEFAULTS))) != _INT_TYPES
             or get("kind") not in _KINDS
             or list(map(type, map(get, _STRS, _STR_DEFAULTS))) != _STR_TYPES
-            or not _strs(get("warnings", []))):
+            or not _strs(get("warnings", [])) or type(get("hand", False)) is not bool):
         return False
     counts = list(map(get, _COUNTS, _DICT_DEFAULTS))
     if list(map(type, counts)) != _DICT_TYPES or not (
@@ -97,7 +97,8 @@ def project_ok(plan: Any) -> bool:
     if type(renames) is not list or type(collisions) is not list:
         return False
     for r in renames:
-        if not (type(r) is list and len(r) == 3 and type(r[0]) is str and type(r[1]) is str
+        if not (type(r) is list and (len(r) == 3 or (len(r) == 4 and type(r[3]) is int))
+                and type(r[0]) is str and type(r[1]) is str
                 and type(r[2]) is list and r[2] and all(_row(s, _SITE) for s in r[2])):
             return False
     for c in collisions:

@@ -9,11 +9,10 @@ where a new folder or file must go) stops the run with the output as it was.
 from __future__ import annotations
 
 import os
-import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .files import same_stat
-from .manifest import Manifest
+from .manifest import FileRecord, Manifest
 from .output_state import PENDING, OutputState, conflict
 
 
@@ -27,21 +26,18 @@ class StalePlan:
 
 
 def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
-               state: OutputState) -> StalePlan:
-    """``outputs``: each planned output and what it replaces ("dir", "forced-dir" or "")."""
+               state: OutputState, untouched: Callable[[str, FileRecord], bool]) -> StalePlan:
+    """``outputs``: each planned output and what it replaces ("dir", "forced-dir" or "");
+    ``untouched(rel, record)``: the output is as musa-port wrote it (may be removed)."""
     plan = StalePlan()
     for rel, rec in sorted(old.files.items()):
         if rel in outputs:
             continue
         if not state.reachable(rel):
             continue  # under a folder that is a link now: not ours to look into
-        path = os.path.join(out, rel)
-        try:
-            st = os.lstat(path)
-        except OSError:
+        if not os.path.lexists(os.path.join(out, rel)):
             continue
-        if rec.kind == "symlink" and stat.S_ISLNK(st.st_mode) or \
-                same_stat(path, rec.out_size, rec.out_mtime_ns):
+        if untouched(rel, rec):
             plan.remove.append(rel)
         else:
             plan.kept.append(rel)

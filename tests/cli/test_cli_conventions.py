@@ -234,7 +234,8 @@ def test_musa_port_toml_families_and_errors(project):
     cfg.write_text('ignores = ["mlu"]\n')
     err = cli(project / "csrc", check=2).stderr.strip()
     assert err == (f"error: {cfg}:1: unknown key 'ignores'; did you mean 'ignore'? (known: ignore, "
-                   "rule, keep, suppress, disable-family, enable-family, check-level, rename-paths)")
+                   "rule, keep, suppress, disable-family, enable-family, check-level, rename-paths, "
+                   "vendor-word)")
     cfg.write_text('rule = [1]\n')
     assert cli(project / "csrc", check=2).stderr.strip() == \
         f"error: {cfg}:1: rule must be a list of strings"

@@ -117,8 +117,8 @@ def test_fifos_and_sockets_never_block_and_are_reported(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"{src / 'pipe.cu'}: warning: skipped: a FIFO" in proc.stderr
     assert f"{src / 'sock'}: warning: skipped: a socket" in proc.stderr
-    assert sorted(p.name for p in (tmp_path / "f_musa").iterdir()) == [".musa-port-manifest.json",
-                                                                       "a.mu"]
+    assert sorted(p.name for p in (tmp_path / "f_musa").iterdir()) == [
+        ".musa-port", ".musa-port-manifest.json", "a.mu"]
 
 
 def test_twenty_nested_levels(tmp_path):

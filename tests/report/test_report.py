@@ -52,7 +52,7 @@ def test_dry_run_diff_applies_to_reproduce_the_real_run(mmcv_tree, tmp_path):
     subprocess.run(["git", "apply", "--unsafe-paths", str(tmp_path / "port.diff")], cwd=copy,
                    check=True, capture_output=True)
     applied = _without(snapshot(copy), MMCV_IGNORES)
-    real = _without(real, [".musa-port-manifest.json"])
+    real = _without(real, [".musa-port-manifest.json", ".musa-port"])  # and the bases
     assert _content(applied) == _content(real)
 
 
@@ -217,7 +217,8 @@ def test_two_runs_give_the_same_report_apart_from_run(tmp_path, mmcv_tree):
         run_cli(mmcv_tree, "--ignore", ",".join(MMCV_IGNORES), "--rule", MMCV_RULES_JSON,
                 "--report-json", out, check=0)
         data = json.loads(out.read_text())
-        assert set(data["run"]) == {"elapsed_s", "mb_per_s", "written", "removed"}
+        assert set(data["run"]) == {"elapsed_s", "mb_per_s", "written", "removed", "merged",
+                                    "conflicts"}
         del data["run"]
         reports.append(data)
     assert reports[0] == reports[1]

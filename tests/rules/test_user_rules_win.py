@@ -22,7 +22,7 @@ def test_a_whole_include_line_rule_wins_over_the_tables(tmp_path):
     run_cli(src, "--rule", rules, check=0)
     out = (tmp_path / "src_musa/k.mu").read_text().splitlines()
     assert out[0] == '#include "my_musa/Context.h"'
-    assert out[1] == '#include "torch_musa/csrc/core/MUSAGuard.h"'  # the tables, where no rule
+    assert out[1] == '#include <torch_musa/csrc/core/MUSAGuard.h>'  # the tables, where no rule
 
 
 def test_an_include_line_rule_wins_over_following_a_tree_file(tmp_path, monkeypatch):

@@ -86,8 +86,8 @@ def test_torchada_mirror_build_on_mixed_sources(tmp_path):
     assert proc.stderr == ""  # LOGGER.setLevel(logging.ERROR) silences the run
     out = root / "csrc_musa"
     assert sorted(p.name for p in out.iterdir()) == [
-        ".musa-port-manifest.json", "Makefile", "add_kernel.mu", "bindings.cpp", "mul_kernel.mu",
-        "utils.muh"]
+        ".musa-port", ".musa-port-manifest.json", "Makefile", "add_kernel.mu", "bindings.cpp",
+        "mul_kernel.mu", "utils.muh"]
     src = root / "csrc"
     assert (out / "utils.muh").read_bytes() == (src / "utils.muh").read_bytes()
     assert (out / "mul_kernel.mu").read_bytes() == (src / "mul_kernel.mu").read_bytes()

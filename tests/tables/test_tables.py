@@ -35,6 +35,8 @@ from musa_porting.tables.vocabulary import VENDOR_TABLES
 SYNTHETIC = ROOT / "fixtures" / "synthetic_headers"
 CUDA_INCLUDE = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A name may become a qualified name (legacy THC: THCCeilDiv -> at::ceil_div), not other text.
+QUALIFIED = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*$")
 HEADER = re.compile(r'^(?:<[\w./+-]+>|"[\w./+-]+")$')
 
 # Names that keep their names on MUSA or are not CUDA APIs (BRIEF.md; issue 4).
@@ -122,7 +124,7 @@ def test_no_chains_no_empty_values_and_well_formed_values(ruleset):
             problems.append(f"{key}: empty value")
         elif r.value in rewriting and r.value != key:
             problems.append(f"{key} -> {r.value}, which is itself rewritten (chain)")
-        if IDENT.match(key) and not IDENT.match(r.value):
+        if IDENT.match(key) and not QUALIFIED.match(r.value):
             problems.append(f"{key}: value {r.value!r} is not an identifier")
         if r.family == "headers":
             if not HEADER.match(key):
@@ -197,7 +199,7 @@ def test_the_briefs_facts_are_in_the_tables(ruleset):
         "CUDART_VERSION": "MUSART_VERSION", "<cublas_v2.h>": "<mublas.h>",
         '"cublas_v2.h"': '"mublas.h"', "<cuda_runtime.h>": "<musa_runtime.h>",
         "<nccl.h>": "<mccl.h>", "<curand_kernel.h>": "<murand_kernel.h>",
-        "<ATen/cuda/CUDAContext.h>": '"torch_musa/csrc/aten/musa/MUSAContext.h"',
+        "<ATen/cuda/CUDAContext.h>": '<torch_musa/csrc/aten/musa/MUSAContext.h>',
         "at::cuda": "at::musa", "getCurrentCUDAStream": "getCurrentMUSAStream",
         # The rest of the brief's examples, each as the brief writes it.
         "nppiResize": "mtppiResize", "cublasLt": "mublasLt", "cublasLtHandle_t": "mublasLtHandle_t",
@@ -205,7 +207,7 @@ def test_the_briefs_facts_are_in_the_tables(ruleset):
         "<cuda_fp16.h>": "<musa_fp16.h>", "<cuda_bf16.h>": "<musa_bf16.h>",
         "<cuda_fp8.h>": "<musa_fp8.h>", "<cublas.h>": "<mublas.h>", "<cusparse.h>": "<musparse.h>",
         "<cufft.h>": "<mufft.h>", "<cudnn.h>": "<mudnn.h>",
-        "<c10/cuda/CUDAGuard.h>": '"torch_musa/csrc/core/MUSAGuard.h"',
+        "<c10/cuda/CUDAGuard.h>": '<torch_musa/csrc/core/MUSAGuard.h>',
         "c10::cuda": "c10::musa", "CUDAGuard": "MUSAGuard", "OptionalCUDAGuard": "OptionalMUSAGuard",
         # Current torch_musa (at::musa::kMUSA, Tensor::is_musa()); the manual's
         # .is_privateuseone() is a user rule (fixtures/mmcv_rules.json).
@@ -259,10 +261,10 @@ def test_the_pytorch_cpp_api(ruleset):
         "C10_CUDA_KERNEL_LAUNCH_CHECK": ("C10_MUSA_KERNEL_LAUNCH_CHECK", "supported"),
         "CUDA_NUM_THREADS": ("MUSA_NUM_THREADS", "unknown"),  # a constexpr variable
         "CUDAEvent": ("MUSAEvent", "supported"),
-        "<ATen/cuda/CUDAContext.h>": ('"torch_musa/csrc/aten/musa/MUSAContext.h"', "supported"),
-        "<c10/cuda/CUDAStream.h>": ('"torch_musa/csrc/core/MUSAStream.h"', "supported"),
+        "<ATen/cuda/CUDAContext.h>": ('<torch_musa/csrc/aten/musa/MUSAContext.h>', "supported"),
+        "<c10/cuda/CUDAStream.h>": ('<torch_musa/csrc/core/MUSAStream.h>', "supported"),
         "<ATen/cuda/CUDAApplyUtils.cuh>": ("<ATen/musa/MUSAApplyUtils.muh>", "supported"),
-        "<ATen/cuda/DeviceUtils.cuh>": ('"torch_musa/csrc/aten/musa/MUSADeviceUtils.muh"', "supported"),
+        "<ATen/cuda/DeviceUtils.cuh>": ('<torch_musa/csrc/aten/musa/MUSADeviceUtils.muh>', "supported"),
         "<ATen/cuda/ScanUtils.cuh>": ("<ATen/musa/ScanUtils.muh>", "unknown"),
     }
     got = {k: (ruleset.rules[k].value, ruleset.rules[k].status) for k in names}
@@ -427,7 +429,7 @@ def test_generator_with_the_vendor_older_releases_and_torch(tmp_path):
     assert entry("CUDAGuard")[:3] == ("MUSAGuard", "supported", "torch header c10/cuda/CUDAGuard.h")
     assert entry("CUDA_NUM_THREADS")[:2] == ("MUSA_NUM_THREADS", "unknown")
     assert entry("CUDA_KERNEL_LOOP")[:2] == ("MUSA_KERNEL_LOOP", "unknown")
-    assert entry("<c10/cuda/CUDAGuard.h>")[:2] == ('"torch_musa/csrc/core/MUSAGuard.h"', "supported")
+    assert entry("<c10/cuda/CUDAGuard.h>")[:2] == ("<torch_musa/csrc/core/MUSAGuard.h>", "supported")
     assert entry("<ATen/cuda/detail/KernelUtils.h>")[:2] == ("<ATen/musa/detail/KernelUtils.h>", "unknown")
     assert rs["CUDAStream"].family == "pytorch" and rs["CUDAStream"].origin == "vendor"
 

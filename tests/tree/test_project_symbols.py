@@ -44,7 +44,8 @@ def _need(backend: str) -> None:
 
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".musa-port-manifest.json"}
+            if p.is_file() and p.name != ".musa-port-manifest.json"
+            and not p.relative_to(root).as_posix().startswith(".musa-port/")}
 
 
 def _port(tmp_path: Path, backend: str, *extra, name: str = "out", src: Path = CASE / "src"

@@ -31,7 +31,8 @@ KEPT = {
 
 def _tree(root) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*")
-            if (p.is_file() or p.is_symlink()) and not p.name.startswith(".musa-port")}
+            if (p.is_file() or p.is_symlink())
+            and not p.relative_to(root).as_posix().startswith(".musa-port")}  # musa-port's own
 
 
 def _copy(tmp_path, name="src"):

@@ -44,6 +44,9 @@ LIBRARIES = {
     "cudnn": "mudnn",
     "nccl": "mccl",
     "cupti": "mupti",
+    # NVML is MTML (libmtml.so, the library Moore Threads' mthreads-ml-py loads).
+    "nvidia-ml": "mtml",
+    "nvml": "mtml",
 }
 
 # Libraries and targets with no MUSA equivalent known here: what to do instead.
@@ -56,7 +59,6 @@ LIBRARY_ADVICE = {
     "nvToolsExt": "remove the NVTX ranges (or guard them): MUSA has no NVTX library here",
     "nvtx3": "remove the NVTX ranges (or guard them): MUSA has no NVTX library here",
     "nvJitLink": "remove it: MUSA has no JIT linker library",
-    "nvml": "MUSA's management library is not in the tables: find its name in your MUSA SDK",
     "cufile": "remove it: GPUDirect Storage has no MUSA equivalent here",
     "nvjpeg": "remove it: nvJPEG has no MUSA equivalent here",
     "cusparseLt": "remove it: cuSPARSELt has no MUSA equivalent here",

@@ -27,8 +27,14 @@ _FILE_EXTENSION = re.compile(
 _PLACE = re.compile(rb"/|\\(?![abfnrtv0-7x\"'\\?])")
 
 
-def _looks_like_file(token: bytes) -> bool:
+def looks_like_file(token: bytes) -> bool:
     return _PLACE.search(token) is not None or _FILE_EXTENSION.search(token) is not None
+
+
+# The message of a build without the CUDA backend ("Not compiled with GPU support", the
+# #else branch of a WITH_CUDA gate in torch extensions): porters name their backend there.
+_GPU_SUPPORT = re.compile(rb"\bwith(?:out)? (GPU) support\b")
+_GPU = b"GPU"
 
 
 class MessageWords:
@@ -37,8 +43,16 @@ class MessageWords:
 
     def __init__(self, vocabulary: Vocabulary):
         forms = vocabulary.forms(prose=True)  # not the whole-part words (cute, nvl)
+        # The vendor word (NVIDIA) changes in strings, never in comments: a comment that
+        # names NVIDIA is a copyright or a licence more often than prose about the GPU.
+        self._not_in_comments = frozenset(
+            f.encode() for w in vocabulary.words.values() if w.alias and w.enabled for f in w.forms())
         self.rules = {k.encode(): Rule(k, v, MESSAGES_FAMILY, "supported", "vocabulary")
                       for k, v in forms.items()}
+        backend = forms.get("CUDA")
+        if backend:
+            self.rules[_GPU] = Rule("GPU", backend, MESSAGES_FAMILY, "supported",
+                                    "messages of a build without the backend")
         # Every spelling is a whole word (letters and digits at both edges), so the
         # engine's word finder gives exactly the standalone occurrences.
         self._finder = Matcher({k: v for k, v in forms.items()}) if forms else None
@@ -50,7 +64,16 @@ class MessageWords:
         """(start, end, word) of each standalone word, in code or not."""
         if self._finder is None:
             return []
-        return [(s, e, k.encode()) for s, e, k, _v, _r in self._finder.finditer(data)]
+        out = [(s, e, k.encode()) for s, e, k, _v, _r in self._finder.finditer(data)]
+        if self._not_in_comments and out:
+            # The vendor word counts in strings only: a hit with no quote before it on its
+            # line (a copyright comment, most of them) is dropped before any lexing.
+            out = [h for h in out if h[2] not in self._not_in_comments
+                   or data.rfind(b'"', data.rfind(b"\n", 0, h[0]) + 1, h[0]) >= 0]
+        if _GPU in self.rules and b" GPU support" in data:
+            out += [(m.start(1), m.end(1), _GPU) for m in _GPU_SUPPORT.finditer(data)]
+            out.sort()
+        return out
 
     def edits(self, data: bytes, hits: Sequence[tuple[int, int, bytes]],
               typed: Sequence[tuple[int, int, str]], skip: Set[str],
@@ -76,11 +99,11 @@ class MessageWords:
             if b >= 0 and hs < blocked[b][1]:
                 continue
             if kind == "comments":
-                if word.islower():
+                if word.islower() or word == _GPU or word in self._not_in_comments:
                     continue
             else:
                 if s not in file_like:
-                    file_like[s] = _looks_like_file(data[s:e])
+                    file_like[s] = looks_like_file(data[s:e])
                 if file_like[s]:
                     continue
             ts = max(data.rfind(b" ", s, hs), data.rfind(b"\t", s, hs), data.rfind(b"\n", s, hs)) + 1
@@ -89,7 +112,7 @@ class MessageWords:
                 j = data.find(sep, he, e)
                 if 0 <= j < te:
                     te = j
-            if _looks_like_file(data[max(ts, s):te]):
+            if looks_like_file(data[max(ts, s):te]):
                 continue
             rule = self.rules[word]
             out.append((hs, he, rule.value.encode(), rule))  # type: ignore[union-attr]

@@ -6,7 +6,6 @@ any process and be tested without a tree.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
@@ -16,7 +15,9 @@ from ..cuda_strings import CudaStrings
 from ..engine import Edit, Matcher, rewrite
 from . import lexer
 from .arch_values import threshold_edits
+from .legacy import LEGACY_FAMILY, LegacyGate, may_be_deprecated
 from .messages import MessageWords
+from .project_names import ProjectNames
 
 INCLUDE_FAMILY = "includes"
 
@@ -71,9 +72,8 @@ def port_bytes(
     names may not exist. ``messages`` renames vocabulary words standing alone in
     comments and strings; ``strings`` ports string literals that name CUDA libraries and
     variables; ``arch_numbers`` the CUDA arch numbers compared with ``__CUDA_ARCH__``.
-    Project symbols (rules of the ``project`` family) change in
-    a string literal only where the string is the name itself, qualified
-    (``"mylib::gemm_cuda"``) or as an operator schema (``"gemm_cuda(Tensor x) -> Tensor"``).
+    Project symbols (rules of the ``project`` family) change where
+    ``project_names.py`` says (in strings as whole words, not in file names).
     """
     lexed = lexed if lexed is not None else lexer.Lexed(data)
     incs = lexed.includes
@@ -126,7 +126,11 @@ def port_bytes(
 
     accept = None
     if PROJECT_FAMILY in matcher.families:
-        accept = _ProjectStrings(lexed).accept
+        accept = ProjectNames(lexed).accept
+    if LEGACY_FAMILY in matcher.families and may_be_deprecated(data):
+        gate = LegacyGate(data).accept
+        names = accept
+        accept = gate if names is None else (lambda s, e, r: names(s, e, r) and gate(s, e, r))
     result = rewrite(data, matcher, excluded=excluded, fixed=fixed, accept=accept)
     warnings: list[tuple[int, str]] = []
     if out_of_tree and result.edits:
@@ -147,41 +151,6 @@ def _user_rule_covers(data: bytes, matcher: Matcher, inc: lexer.Include) -> bool
         if getattr(rule, "is_user", False) and s <= inc.start - 1 and e >= inc.end + 1:
             return True
     return False
-
-
-_QUALIFIED = re.compile(rb"(?:[A-Za-z_][A-Za-z0-9_]*(?:::|\.))*")
-
-
-class _ProjectStrings:
-    """Decides whether a project-symbol match may change: anywhere outside string
-    literals; inside one only when the literal is the name (qualified or not, or a
-    schema that starts with it)."""
-
-    def __init__(self, lexed: lexer.Lexed):
-        self.data = lexed.data
-        self._lexed = lexed
-        self._strings: list[tuple[int, int]] | None = None
-        self._starts: list[int] = []
-
-    def accept(self, start: int, end: int, rule: object) -> bool:
-        if getattr(rule, "family", None) != PROJECT_FAMILY:
-            return True
-        if self._strings is None:
-            self._strings = [(s, e) for s, e, kind in self._lexed.typed if kind == "strings"]
-            self._starts = [s for s, _ in self._strings]
-        i = bisect_right(self._starts, start) - 1
-        if i < 0 or not (self._strings[i][0] <= start < self._strings[i][1]):
-            return True
-        s, e = self._strings[i]
-        q = self.data.find(b'"', s, e)
-        if q < 0:
-            return False  # a char literal
-        inner_end = self.data.rfind(b'"', q + 1, e)
-        m = _QUALIFIED.match(self.data, q + 1, start)
-        if m is None or m.end() != start:
-            return False
-        after = self.data[end:inner_end if inner_end > q else e]
-        return after == b"" or after.startswith(b"(")
 
 
 def _include_warnings(new_data, edits, out_of_tree, known_headers) -> list[tuple[int, str]]:

@@ -62,7 +62,11 @@ class ImportRewrites:
         for alias in node.names:
             self._find(pf.imported(alias.name))
         for alias in node.names:
-            if _attribute_module(alias.name) is None:
+            if alias.name == "pynvml":  # MTML's binding, under NVML's module name
+                start = self.span(alias)[0]
+                bound = "" if alias.asname is not None else " as pynvml"
+                self._replace(start, start + len("pynvml"), "pymtml" + bound, n.PYMTML)
+            elif _attribute_module(alias.name) is None:
                 self._alias_names(alias)
             else:
                 self._attribute_import(node, alias)
@@ -116,7 +120,9 @@ class ImportRewrites:
         attr_module = _attribute_module(module) if module is not None else None
         if node.module is not None:
             at = _FROM.match(self.src, self.span(node)[0]).end()  # type: ignore[union-attr]
-            if attr_module is None:
+            if module == "pynvml" and self.src[at:at + 6] == b"pynvml":
+                self._replace(at, at + 6, "pymtml", n.PYMTML)
+            elif attr_module is None:
                 module_span = (at, self._chain(at, node.module))
             elif module == "torch.cuda":  # torch.musa is the torch_musa package
                 m = _DOTTED.match(self.src, at)

@@ -30,6 +30,10 @@ ATTRIBUTE_IMPORT = Rule("from torch import cuda", "from torch import musa", FAMI
 MUDNN_IMPORT = Rule("import torch.backends.cudnn", "from torch.backends import mudnn", FAMILY,
                     note="an attribute torch_musa sets: needs import torch_musa first")
 NEEDS_TORCH_MUSA = frozenset({ATTRIBUTE_IMPORT, MUDNN_IMPORT})
+# NVML's Python binding and Moore Threads' MTML binding (mthreads-ml-py), whose pymtml
+# module keeps NVML's names (nvmlInit, nvmlDeviceGetCount) on top of MTML's functions.
+PYMTML = Rule("pynvml", "pymtml", FAMILY,
+              note="pymtml (pip install mthreads-ml-py) keeps pynvml's nvml* names")
 CUDA_CALL = Rule(".cuda()", ".musa()", FAMILY)
 IS_CUDA = Rule(".is_cuda", ".is_musa", FAMILY)
 CUDNN = Rule("torch.backends.cudnn", "torch.backends.mudnn", FAMILY)

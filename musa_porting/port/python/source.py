@@ -36,6 +36,7 @@ _CODE = [
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
     rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
+    rb"\b(?:import|from)\s[^\n]*\bpynvml\b",
 ]
 # ... or in a string literal.
 _STRINGS = [
@@ -47,7 +48,8 @@ _STRINGS = [
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
 _ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"nvcc",
-            b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code"]
+            b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code",
+            b"pynvml"]
 _EMPTY_MATCHER = Matcher({})
 
 

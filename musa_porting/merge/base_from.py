@@ -1,0 +1,227 @@
+"""``--base-from OLD_SRC``: adopt a port musa-port did not make (torch_musa's
+SimplePorting, a hand port) and move it to a new upstream.
+
+OLD_SRC is the upstream the port was made from: a folder, or a git ref of NEW_SRC's
+repository (exported with ``git archive``). musa-port ports it into a temp folder,
+learns the fork's conventions from it and OUT (``learn``), ports it again with them:
+that port is the base each of OUT's files is merged against, as if musa-port had
+written it. Then NEW_SRC is ported into OUT with the same conventions and every file
+merged three ways (base, the fork's file, the new port); files are renamed where git
+says (``renames``). The temp folder goes when the run ends; the conventions stay in
+OUT/.musa-port/conventions.json for the runs after.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass, replace
+
+from ..errors import PortError
+from ..safe_open import read_regular
+from ..tree.options import PortOptions
+from ..write.manifest import UNTRUSTED, FileRecord, Manifest, load_manifest
+from .bases import STATE_DIR, make_folders
+from .git import git, in_repository
+from .learn import Conventions, learn_names
+
+CONVENTIONS = STATE_DIR + "/conventions.json"
+VOCABULARY = STATE_DIR + "/vocabulary.json"
+
+
+@dataclass
+class Adoption:
+    old_src: str  # OLD_SRC's files (a temp export of a git ref)
+    commit: str  # the git ref's commit ("" for a folder)
+    base_out: str  # musa-port's port of OLD_SRC with the fork's conventions
+    manifest: Manifest  # its manifest: the base of each output
+    conventions: Conventions
+    tmp: str
+
+    def extend(self, old: Manifest, out: str) -> None:
+        """OUT's manifest (if any) and, for each of OUT's files the base port also has,
+        a record owning it, whose base is that port: an untrusted record (planned again;
+        its stat never matches), so OUT's bytes are compared with the base."""
+        for rel, rec in self.manifest.files.items():
+            if rel in old.files or rec.kind == "symlink" or not os.path.isfile(os.path.join(out, rel)):
+                continue
+            old.files[rel] = FileRecord(rec.src, rec.kind, UNTRUSTED, src_mode=rec.src_mode,
+                                        out_size=-1, base=rec.base)
+        known = set(old.dirs)
+        old.dirs.extend(d for d in self.manifest.dirs
+                        if d not in known and os.path.isdir(os.path.join(out, d)))
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa: N803 - the class
+    """The options NEW_SRC is ported with, and the adoption (its temp folder removed by
+    ``close``); ``Porter``: tree.porter.Porter (given: this module is below it)."""
+    from ..tree.paths import check_paths
+
+    src, out = check_paths(opts.src, opts.output, opts.reverse)
+    tmp = tempfile.mkdtemp(prefix="musa-port-base-")
+    try:
+        old_src, commit = _old_source(opts.base_from or "", src, tmp)
+        base_opts = replace(opts, src=old_src, output=os.path.join(tmp, "probe"), dry_run=False,
+                            collect_diff=False,
+                            progress=None, force=True, base_from=None)
+        rename_paths, renames = _path_choice(base_opts, old_src, out, Porter)
+        conv = Conventions(None if rename_paths == opts.rename_paths else rename_paths, renames)
+        first = Porter(replace(base_opts, output=os.path.join(tmp, "first"), rename_paths=rename_paths,
+                               renames=renames if renames is not None else opts.renames)).run()
+        triples, missing = [], []
+        for f in first.files:
+            if f.kind == "symlink":
+                continue
+            theirs = os.path.join(out, f.out_rel)
+            if not os.path.lexists(theirs):
+                missing.append(f.rel)
+            elif f.kind == "ported":
+                try:
+                    triples.append((read_regular(os.path.join(old_src, f.rel)),
+                                    read_regular(os.path.join(first.output, f.out_rel)),
+                                    read_regular(theirs)))
+                except OSError:
+                    continue
+        conv.rules, conv.vocabulary = learn_names(triples)
+        conv.ignore = missing if len(missing) < len(first.files) else []
+        _learn_kinds(conv, first, base_opts, [t[2] for t in triples])
+        vocab = _vocab_file(conv, tmp)
+        base_out = os.path.join(tmp, "base")
+        Porter(conv.apply(replace(base_opts, output=base_out), old_src, vocab)).run()
+        adoption = Adoption(old_src, commit, base_out, load_manifest(base_out), conv, tmp)
+        return conv.apply(opts, src, vocab), adoption
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _learn_kinds(conv: Conventions, first, opts: PortOptions, forks: list[bytes]) -> None:
+    """The families of names the fork left alone: the tree's own names (when it keeps
+    every one musa-port renames and follows none), and table families."""
+    from ..tree.active_rules import load_ruleset
+    from .learn import learn_families
+
+    plan = first.project
+    if plan is not None and plan.renames:
+        kept = [n for n in plan.renames if conv.rules.get(n) == n]
+        followed = [r for r in plan.renames.values()
+                    if any(r.new.encode() in text for text in forks)]
+        if kept and not followed:
+            conv.project_symbols = False
+    used: dict[str, int] = {}
+    for f in first.files:
+        for key, n in f.record.by_rule.items():
+            used[key] = used.get(key, 0) + n
+    if not any(conv.rules.get(k) == k for k in used):
+        return
+    rules = load_ruleset(opts).rules
+
+    def family_of(name: str) -> str | None:
+        rule = rules.get(name)
+        return None if rule is None or rule.is_user else rule.family
+
+    conv.disable_families = learn_families(conv.rules, used, family_of)
+
+
+def _vocab_file(conv: Conventions, tmp: str) -> str | None:
+    if not conv.vocabulary:
+        return None
+    path = os.path.join(tmp, "vocabulary.json")
+    with open(path, "w") as fh:
+        json.dump(conv.vocabulary, fh)
+    return path
+
+
+def _path_choice(opts: PortOptions, old_src: str, out: str, Porter) -> tuple[bool, dict | None]:  # noqa: N803
+    """The naming of paths that puts the most of OLD_SRC's files where OUT has them:
+    the user's, --keep-paths, or every name kept (.cu too)."""
+    from ..tree.kinds import KindSelector
+    from ..tree.names import output_names
+    from ..tree.walk import Ignorer, walk
+
+    entries = list(walk(old_src, Ignorer(opts.ignore), {}))
+    kinds = KindSelector.from_options(opts)
+    best, best_score = (opts.rename_paths, None), -1
+    for rename_paths, renames in ((opts.rename_paths, None), (False, None), (False, {})):
+        porter = Porter(replace(opts, rename_paths=rename_paths,
+                                renames=renames if renames is not None else opts.renames))
+        vocab = porter.vocabulary() if rename_paths else None
+        try:
+            names = output_names(old_src, entries, kinds, porter.renames, vocab, [], {}, opts.file_name)
+        except PortError:
+            continue
+        score = sum(1 for e in entries if e.kind != "dir"
+                    and os.path.lexists(os.path.join(out, names[e.rel])))
+        if score > best_score:
+            best, best_score = (rename_paths, renames), score
+    return best
+
+
+def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
+    """OLD_SRC's folder, and its commit when it is a git ref of SRC's repository."""
+    if os.path.isdir(base):
+        return os.path.abspath(base), ""
+    if shutil.which("git") is None:
+        raise PortError("--base-from: not a folder, and git is not installed to read it as a ref",
+                        base)
+
+    def run(*args: str, cwd: str = src) -> bytes:
+        out = git(cwd, *args) if in_repository(cwd) else None
+        if out is None:
+            raise PortError(f"--base-from: neither a folder nor a git ref of {src}'s "
+                            "repository", base)
+        return out
+
+    commit = run("rev-parse", "--verify", "--end-of-options", base + "^{commit}").decode().strip()
+    prefix = run("rev-parse", "--show-prefix").decode().strip()
+    top = run("rev-parse", "--show-toplevel").decode().strip()
+    data = run("archive", "--format=tar", f"{commit}:{prefix}", cwd=top)
+    folder = os.path.join(tmp, "old-src")
+    os.mkdir(folder)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(folder, filter="data")
+        else:  # pragma: no cover - Python before 3.10.12
+            tar.extractall(folder)
+    return folder, commit
+
+
+def saved_conventions(opts: PortOptions) -> PortOptions:
+    """``opts`` with the conventions an earlier ``--base-from`` learned for OUT, if any."""
+    from ..tree.paths import check_paths
+
+    try:
+        out = check_paths(opts.src, opts.output, opts.reverse)[1]
+    except PortError:
+        return opts  # the run says what is wrong
+    try:
+        raw = read_regular(os.path.join(out, CONVENTIONS))
+    except OSError:
+        return opts
+    conv = Conventions.from_json(raw)
+    if conv is None:
+        return opts
+    vocab = os.path.join(out, VOCABULARY)
+    return conv.apply(opts, opts.src, vocab if os.path.isfile(vocab) else None)
+
+
+def save_conventions(outdir, conv: Conventions) -> None:
+    """Keep what ``--base-from`` learned in OUT, for the runs after (atomically)."""
+    from ..write.files import write_file
+
+    make_folders(outdir, STATE_DIR)
+    for rel, text in ((CONVENTIONS, conv.to_json()),
+                      (VOCABULARY, json.dumps(conv.vocabulary) if conv.vocabulary else None)):
+        if text is None:
+            continue
+        tmp = rel + ".tmp"
+        fd, name = outdir.at(tmp)
+        write_file(name, text.encode(), 0o644, dir_fd=fd)
+        outdir.replace(tmp, rel)

@@ -1,0 +1,45 @@
+"""The names a project keeps (``--keep``, ``keep = [...]`` in the settings): exact names
+and glob patterns (``PROJ_*_CUDA``, ``*ForwardCuda``), as a project says which of its
+own names stay CUDA-named, whatever shape they have."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+
+_GLOB = frozenset("*?[")
+
+
+def is_glob(item: str) -> bool:
+    return any(c in _GLOB for c in item)
+
+
+class KeepSet(frozenset):
+    """A frozenset of names whose ``in`` also matches its glob patterns."""
+
+    _globs: re.Pattern[str] | None
+
+    def __new__(cls, items: Iterable[str] = ()):
+        self = super().__new__(cls, items)
+        globs = sorted(p for p in self if is_glob(p))
+        self._globs = re.compile("|".join(fnmatch.translate(g) for g in globs)) if globs else None
+        return self
+
+    def __contains__(self, name: object) -> bool:
+        if frozenset.__contains__(self, name):
+            return True
+        return self._globs is not None and isinstance(name, str) and \
+            self._globs.match(name) is not None
+
+    def __or__(self, other: Iterable[str]) -> KeepSet:  # type: ignore[override]
+        return KeepSet([*self, *other])
+
+    def pattern_of(self, name: str) -> str | None:
+        """The entry that keeps ``name`` (itself, or the first glob matching it)."""
+        if frozenset.__contains__(self, name):
+            return name
+        for p in sorted(self):
+            if is_glob(p) and fnmatch.fnmatchcase(name, p):
+                return p
+        return None
