@@ -119,8 +119,10 @@ def find_diagnostics(
                     yield (off, "MP2109", name, no_counterpart.message(name, gone))
                 continue
             if name in known:
+                note = known[name]  # the table's word on what to write instead
                 yield (off, "MP1001", name,
-                       f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}")
+                       f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}"
+                       + (f": {note}" if note else ""))
             else:
                 yield (off, "MP1002", name, f"'{name}' looks like CUDA and is not ported")
 

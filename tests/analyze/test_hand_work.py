@@ -30,6 +30,9 @@ def port(tmp_path_factory):
         def messages(self, rel: str, cid: str) -> list[str]:
             return [d["message"] for d in diags if d["source_file"] == rel and d["id"] == cid]
 
+        def diags(self, rel: str) -> list[dict]:
+            return [d for d in diags if d["source_file"] == rel]
+
         def level(self, cid: str) -> set[str]:
             return {d["level"] for d in diags if d["id"] == cid}
 
@@ -94,3 +97,20 @@ def test_include_reshuffles(port):
 def test_arch_tuning_tables_and_low_precision_types(port):
     assert port.found("arch_tuning/policy.cuh") == {("MP2015", n) for n in (6, 7, 9, 10, 12, 15, 16)}
     assert port.found("arch_tuning/fp8.cu") == {("MP2016", 5), ("MP2016", 6)}
+
+
+def test_legacy_torch_and_nvml_calls_without_a_musa_form_are_errors(port):
+    """THC (gone from PyTorch 1.11) and NVML calls MTML has no counterpart for, as the
+    legacy_torch and nvml tables mark them: each call an MP1001 error with the table's
+    note of what to write; a project's THCOUNT or nvml_handle is not one."""
+    found = {(d["id"], d["line"], d["level"], d["text"]) for d in port.diags("legacy_apis/roi_pool.cu")
+             if d["id"] in ("MP1001", "MP1002")}
+    assert found == {("MP1001", 7, "error", "THCState"), ("MP1001", 10, "error", "THCState_getCurrentStream"),
+                     ("MP1001", 11, "error", "THCudaMalloc"), ("MP1001", 12, "error", "THCudaFree"),
+                     ("MP1002", 16, "warning", "nvmlDevice_t"),
+                     ("MP1001", 18, "error", "nvmlDeviceGetClockInfo"),
+                     ("MP1002", 18, "warning", "NVML_CLOCK_SM")}
+    messages = port.messages("legacy_apis/roi_pool.cu", "MP1001")
+    assert any("getCurrentMUSAStream" in m for m in messages)
+    assert any("mtmlGpuGetClock" in m for m in messages)
+    assert not [d for d in port.diags("legacy_apis/near_miss.cpp") if d["id"] in ("MP1001", "MP1002")]

@@ -16,7 +16,8 @@ CHECKS = (
     Check("MP1002", "unknown-cuda-name", "warning", True,
           "An identifier that looks like CUDA (`cuda*`, `CUDA*`, `cu[A-Z]*`, `CU_*`, "
           "`CU[a-z]*`, `cublas*`, `curand*`, `cusparse*`, `cufft*`, `cusolver*`, `cudnn*`, "
-          "`nccl*`, `cupti*`, `nvtx*`, `nvrtc*`, `__nv*`, `nv_*`, `NV*`) is in no table: add "
+          "`nccl*`, `cupti*`, `nvtx*`, `nvrtc*`, `__nv*`, `nv_*`, `NV*`, THC's `THC*` and "
+          "NVML's `nvml*`) is in no table: add "
           "a rule, or `--keep` it.", "cudaFooBar(x);", family="residuals",
           why="No table knows the name, so it was left as it is: a CUDA API the tables miss, "
               "or a name of your own that only looks like CUDA.",
