@@ -16,6 +16,7 @@ Patterns from public code: torchvision's and mmdet3d's ``WITH_CUDA`` (a setup.py
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from ..port.engine import Edit
@@ -30,6 +31,9 @@ _ENABLE = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:WITH|USE|ENABLE|HAVE|HAS|BUILD)_{
                      r"(?:[A-Z][A-Z0-9]*_)*(?:CUDA|MUSA)_(?:ENABLED|ENABLE|SUPPORT|AVAILABLE|FOUND)")
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+# An enable macro as a whole name, found by one search of a condition (in C).
+_ENABLE_NAME = re.compile(rb"(?<![A-Za-z0-9_])(?:" + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])")
+_WORD_BYTES = {bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"}
 
 
 def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
@@ -40,20 +44,28 @@ def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
                            and b"MCCL" not in out and b"CU" not in out):
         return []
     emap = edits if isinstance(edits, EditMap) else EditMap(edits)
-    by_start = {emap.out_starts[i]: e for i, e in enumerate(emap.edits)}
-    gates: list[tuple[int, str, Edit | None]] = []
-    for m in _CONDITION.finditer(out):
-        for n in _NAME.finditer(out, m.start(), m.end()):
-            name = n.group().decode("ascii")
-            e = by_start.get(n.start())
-            if _ENABLE.fullmatch(name) or (e is not None and _ENABLE.fullmatch(e.old)):
-                gates.append((n.start(), name, e))
+    starts = emap.out_starts
+    gates: list[int] = []  # where each gate's macro stands in ``out``
+    for m in _CONDITION.finditer(out):  # the first enable macro of each condition
+        hit = _ENABLE_NAME.search(out, m.start(), m.end())
+        at = hit.start() if hit is not None else m.end()
+        i = bisect_left(starts, m.start())  # or a name a rule renamed from one, before it
+        while i < len(starts) and starts[i] < at:
+            if _ENABLE.fullmatch(emap.edits[i].old) and _NAME.match(out, starts[i]) \
+                    and out[starts[i] - 1:starts[i]] not in _WORD_BYTES:
+                at = starts[i]
                 break
+            i += 1
+        if at < m.end():
+            gates.append(at)
     if not gates:
         return []
-    at, name, e = gates[0]
+    at = gates[0]
+    name = _NAME.match(out, at).group().decode("ascii")
+    i = bisect_left(starts, at)
+    e = emap.edits[i] if i < len(starts) and starts[i] == at else None
     lines = Lines(out)
-    gate_lines = sorted({lines.position(g[0])[0] for g in gates})
+    gate_lines = sorted({lines.position(g)[0] for g in gates})
     line, col = lines.position(at)
     s_line, s_col = Lines(src).position(emap.to_src(at))
     where = ", ".join(map(str, gate_lines[:12])) + (", ..." if len(gate_lines) > 12 else "")
