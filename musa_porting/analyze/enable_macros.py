@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..port.engine import Edit
 from ..port.lines import Lines
@@ -31,9 +32,15 @@ _ENABLE = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:WITH|USE|ENABLE|HAVE|HAS|BUILD)_{
                      r"(?:[A-Z][A-Z0-9]*_)*(?:CUDA|MUSA)_(?:ENABLED|ENABLE|SUPPORT|AVAILABLE|FOUND)")
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
-# An enable macro as a whole name, found by one search of a condition (in C).
-_ENABLE_NAME = re.compile(rb"(?<![A-Za-z0-9_])(?:" + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])")
+# A condition's first enable macro (a whole name), all of a file's found in C.
+_GATE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*?(?<![A-Za-z0-9_])("
+                   + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])", re.M)
 _WORD_BYTES = {bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"}
+
+
+@lru_cache(maxsize=4096)
+def _is_enable(name: str) -> bool:
+    return _ENABLE.fullmatch(name) is not None
 
 
 def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
@@ -43,27 +50,29 @@ def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
     if b"#" not in out or (b"CUDA" not in out and b"MUSA" not in out and b"NCCL" not in out
                            and b"MCCL" not in out and b"CU" not in out):
         return []
-    emap = edits if isinstance(edits, EditMap) else EditMap(edits)
-    starts = emap.out_starts
-    gates: list[int] = []  # where each gate's macro stands in ``out``
-    for m in _CONDITION.finditer(out):  # the first enable macro of each condition
-        hit = _ENABLE_NAME.search(out, m.start(), m.end())
-        at = hit.start() if hit is not None else m.end()
-        i = bisect_left(starts, m.start())  # or a name a rule renamed from one, before it
-        while i < len(starts) and starts[i] < at:
-            if _ENABLE.fullmatch(emap.edits[i].old) and _NAME.match(out, starts[i]) \
-                    and out[starts[i] - 1:starts[i]] not in _WORD_BYTES:
-                at = starts[i]
-                break
-            i += 1
-        if at < m.end():
-            gates.append(at)
+    edit_list = edits.edits if isinstance(edits, EditMap) else edits
+    renamed = [i for i, e in enumerate(edit_list) if _is_enable(e.old)]
+    first: dict[int, int] = {}  # a condition's line start -> its first enable macro
+    for m in _GATE.finditer(out):
+        first[m.start()] = m.start(1)
+    emap: EditMap | None = None
+    if renamed:  # names a rule renamed from an enable macro count where they stand
+        emap = edits if isinstance(edits, EditMap) else EditMap(edits)
+        for i in renamed:
+            at = emap.out_starts[i]
+            bol = out.rfind(b"\n", 0, at) + 1
+            cond = _CONDITION.match(out, bol)
+            if cond is not None and at < cond.end() and _NAME.match(out, at) \
+                    and out[at - 1:at] not in _WORD_BYTES and at < first.get(bol, len(out)):
+                first[bol] = at
+    gates = sorted(first.values())  # where each gate's macro stands in ``out``
     if not gates:
         return []
     at = gates[0]
     name = _NAME.match(out, at).group().decode("ascii")
-    i = bisect_left(starts, at)
-    e = emap.edits[i] if i < len(starts) and starts[i] == at else None
+    emap = emap or (edits if isinstance(edits, EditMap) else EditMap(edits))
+    i = bisect_left(emap.out_starts, at)
+    e = emap.edits[i] if i < len(emap.edits) and emap.out_starts[i] == at else None
     lines = Lines(out)
     gate_lines = sorted({lines.position(g)[0] for g in gates})
     line, col = lines.position(at)
