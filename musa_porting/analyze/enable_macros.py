@@ -32,9 +32,10 @@ _ENABLE = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:WITH|USE|ENABLE|HAVE|HAS|BUILD)_{
                      r"(?:[A-Z][A-Z0-9]*_)*(?:CUDA|MUSA)_(?:ENABLED|ENABLE|SUPPORT|AVAILABLE|FOUND)")
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
-# A condition's first enable macro (a whole name), all of a file's found in C.
-_GATE = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*?(?<![A-Za-z0-9_])("
-                   + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])", re.M)
+# A condition's first enable macro (a whole name), all of a file's found in C; the regex
+# starts at the "#" (a literal it skips to), not at "^" (tried at every byte).
+_GATE = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*?(?<![A-Za-z0-9_])("
+                   + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])")
 _WORD_BYTES = {bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"}
 
 
@@ -54,7 +55,9 @@ def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
     renamed = [i for i, e in enumerate(edit_list) if _is_enable(e.old)]
     first: dict[int, int] = {}  # a condition's line start -> its first enable macro
     for m in _GATE.finditer(out):
-        first[m.start()] = m.start(1)
+        bol = out.rfind(b"\n", 0, m.start()) + 1
+        if not out[bol:m.start()].strip(b" \t"):  # a directive: only blanks before its "#"
+            first[bol] = m.start(1)
     emap: EditMap | None = None
     if renamed:  # names a rule renamed from an enable macro count where they stand
         emap = edits if isinstance(edits, EditMap) else EditMap(edits)

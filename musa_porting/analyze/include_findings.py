@@ -35,6 +35,7 @@ _NO_TWIN = (
      "an NVIDIA arch's intrinsics header, which MUSA has no twin of"),
     (re.compile(r"^nvml\.h$"), "NVIDIA's management library, which the vendor's tables do not name"),
 )
+_ANY_NO_TWIN = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _NO_TWIN))
 _INSTEAD = ("include the MUSA header that declares what the file uses, drop the include, or "
             "guard it with #ifndef __MUSACC__")
 
@@ -43,10 +44,12 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
                      skip: Callable[[Include], bool]) -> Iterator[tuple[int, str, str, str]]:
     """(offset, ID, text, message) of each include (in the ported text) that needs a
     person: ``skip`` says which to leave (protected, a file of the tree, MP1003's)."""
-    unknown = _unknown_headers(emap)
+    unknown = None  # built for the first include that needs it
     for inc in includes:
         if skip(inc):
             continue
+        if unknown is None:
+            unknown = _unknown_headers(emap)
         target = inc.target
         gone = no_counterpart.header(target)
         if gone is not None:
@@ -61,6 +64,8 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
             yield (inc.start, "MP1010", target,
                    f"'{target}' (was '{old}') is a MUSA header not confirmed ({whence}): only "
                    f"some MUSA toolkits may ship it; {_INSTEAD}")
+            continue
+        if _ANY_NO_TWIN.search(target) is None:
             continue
         for pattern, what in _NO_TWIN:
             if pattern.search(target):
