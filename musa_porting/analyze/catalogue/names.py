@@ -7,7 +7,10 @@ from .model import Check
 CHECKS = (
     Check("MP1001", "unported-cuda-api", "error", True,
           "A CUDA API that the tables know has no MUSA equivalent (or whose family is "
-          "disabled) is still used.", "cudaGLSetGLDevice(0);", family="residuals",
+          "disabled) is still used: also THC's and NVML's names the legacy_torch and nvml "
+          "tables mark unsupported (`THCState`, `nvmlDeviceGetClockInfo`). The message ends "
+          "with the table's note of what to write instead, where it has one.",
+          "cudaGLSetGLDevice(0);", family="residuals",
           why="The name does not exist on MUSA: the ported file does not compile, or calls "
               "what is not there.",
           instead="Rewrite the code without the API (the message names its feature family "
