@@ -64,7 +64,7 @@ def converter_cmd(root, launch, excluded, force, no_backup, dry_run, diff, quiet
             click.echo(f"{verb} {f.rel}: {f.replacements} replacements{extra}", err=err)
         for d in f.diagnostics:
             c = d.check
-            click.echo(f"{f.path}:{d.line}:{d.column}: {c.level}: {d.message} [{d.id} {c.name}]",
+            click.echo(f"{f.path}:{d.line}:{d.column}: {d.level}: {d.message} [{d.id} {c.name}]",
                        err=err)
     findings = sum(len(f.diagnostics) for f in result.files)
     verb = "would change" if dry_run else "changed"

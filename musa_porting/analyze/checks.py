@@ -25,19 +25,30 @@ class Diagnostic:
     src_line: int
     src_column: int
     message: str
+    end_line: int = 0  # the last line of a finding over several lines (0: ``line``)
+    severity: str = ""  # this finding's level, where it is not its check's ("": the check's)
 
     @property
     def check(self) -> Check:
         return CHECKS[self.id]
 
+    @property
+    def level(self) -> str:
+        """``error``, ``warning`` or ``note``: a check reports some findings at a lower
+        level than its own (MP2002 at note level where 128-lane warps keep working)."""
+        return self.severity or CHECKS[self.id].level
+
+    @property
+    def last_line(self) -> int:
+        return max(self.end_line, self.line)
+
     def to_list(self) -> list:
         return [self.id, self.text, self.line, self.column, self.src_line, self.src_column,
-                self.message]
+                self.message, self.end_line, self.severity]
 
     @classmethod
     def from_list(cls, row: Sequence) -> Diagnostic:
-        return cls(*row)
-
+        return cls(*row)  # 7 fields in a manifest of an older musa-port
 
 
 def parse_ids(values: Iterable[str]) -> frozenset[str]:

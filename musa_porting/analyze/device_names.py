@@ -24,6 +24,11 @@ _HINT = ("MP2012", "{} is a load or store with an NVIDIA cache hint; MUSA may no
                    "a plain access through a const __restrict__ pointer")
 _CLUSTER = ("MP2014", "{} uses thread block clusters (sm_90); MUSA has none: exchange data "
                       "between blocks through global memory")
+_HOPPER = ("MP2015", "{} is a Hopper helper of warp-specialized kernels (CUTLASS 3); MUSA does "
+                     "not run them: write the path as a plain one, or use MUTLASS's MUSA kernels")
+_PARTITION = ("MP2113", "{} is a cooperative-groups partition or collective built from 32-bit "
+                        "lane masks; the vendor's tables name no cooperative-groups API: write it "
+                        "out with 64-bit ballots or shared memory, over tiles of a fixed size")
 
 # name -> (check, message); "{}" is the name as written.
 _NAMES: dict[str, tuple[str, str]] = {
@@ -60,12 +65,23 @@ _NAMES: dict[str, tuple[str, str]] = {
                              "the barrier into two launches"),
     "ptxVersion": ("MP2107", "{} is the PTX version of a kernel; MUSA kernels are not PTX: "
                              "decide by __MUSA_ARCH__ or the device's properties instead"),
+    **dict.fromkeys(("elect_one_sync", "canonical_warp_idx_sync", "canonical_warp_group_idx",
+                     "canonical_warp_idx", "canonical_lane_idx"), _HOPPER),
+    **dict.fromkeys(("labeled_partition", "binary_partition", "coalesced_threads", "reduce",
+                     "inclusive_scan", "exclusive_scan", "tiled_partition"), _PARTITION),
+    "__managed__": ("MP2106", "{} puts a variable in managed memory: MUSA names managed memory, "
+                              "but on-demand page migration depends on the device; keep it in "
+                              "device memory and copy it where the host reads it"),
 }
+# Left as they are in MUSA ports of real projects that run: notes (one per file).
+_NOTES = frozenset({"MP2012", "MP2013"})
 # Qualified names whose last part is too common alone (cuda::pipeline, not any pipeline).
 _QUALIFIED = {"pipeline": (b"cuda::", b"musa::"), "barrier": (b"cuda::", b"musa::"),
               "make_pipeline": (b"cuda::", b"musa::", b""),
               "memcpy_async": (b"cuda::", b"musa::", b"cg::", b"cooperative_groups::", b""),
-              "texture": (b"",)}
+              "texture": (b"",),
+              **dict.fromkeys(("reduce", "inclusive_scan", "exclusive_scan"),
+                              (b"cg::", b"cooperative_groups::"))}
 _PREFIXES = re.compile(rb"SM(?:7[05]|8[069]|9[0-9]|1[0-2]\d)_[A-Za-z0-9_]+|"
                        rb"arch::Sm(?:7[05]|8[069]|9\d|1[0-2]\d)\b|(?:MU|CU)_FUNC_ATTRIBUTE_PTX_VERSION")
 IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -79,8 +95,12 @@ def _qualifier(data: bytes, start: int) -> bytes:
 
 _PREFIX_KEYS = ("SM70_", "SM75_", "SM80_", "SM86_", "SM89_", "SM90_", "SM100_", "SM120_", "arch::Sm",
                 "_FUNC_ATTRIBUTE_PTX_VERSION")
-KEYS = tuple(k.encode() for k in (*_NAMES, *_PREFIX_KEYS))
+# An arch tag of a tuning table: the identifier sm80 (or Sm80 outside cutlass::arch::).
+_TAG_KEYS = tuple(f"{s}{d}".encode() for s in ("sm", "Sm") for d in "123456789")
+_TAG = re.compile(rb"[Ss]m[1-9]\d{1,2}(?![A-Za-z0-9_])")
+KEYS = tuple(k.encode() for k in (*_NAMES, *_PREFIX_KEYS)) + _TAG_KEYS
 _PREFIX_SET = frozenset(k.encode() for k in _PREFIX_KEYS)
+_TAG_SET = frozenset(_TAG_KEYS)
 _KEY_SET = frozenset(KEYS)
 
 
@@ -92,6 +112,9 @@ def name_hazards(scan: Scan) -> Iterator[Hazard]:
         if key in _PREFIX_SET:
             yield from _prefixed(data, s)
             continue
+        if key in _TAG_SET:
+            yield from _arch_tag(data, s)
+            continue
         e = s + len(key)
         if s and data[s - 1] in IDENT or (not data[e - 1:e] == b":" and e < len(data) and data[e] in IDENT):
             continue
@@ -101,12 +124,28 @@ def name_hazards(scan: Scan) -> Iterator[Hazard]:
             continue
         if name == "texture" and not data[e:e + 20].lstrip().startswith(b"<"):
             continue
+        if name == "tiled_partition" and not data[e:e + 20].lstrip().startswith(b"("):
+            continue  # tiled_partition<32>: a tile of a fixed size (MP2002)
         if data[e - 1:e] != b":":
             q = _qualifier(data, s)
             if q and name in _QUALIFIED:
                 s -= len(q)
         text = data[s:e].decode()
-        yield Hazard(check, s, e, message.format(f"'{text}'"))
+        yield Hazard(check, s, e, message.format(f"'{text}'"),
+                     level="note" if check in _NOTES else "")
+
+
+def _arch_tag(data: bytes, s: int) -> Iterator[Hazard]:
+    """``sm80`` as a whole identifier: a tuning policy or table keyed on an NVIDIA arch
+    (``Policy<sm80>``, ``typelist<sm60, sm80>``); not ``cutlass::arch::Sm80`` (MP2010)."""
+    m = _TAG.match(data, s)
+    if m is None or s and data[s - 1] in IDENT or data[max(0, s - 6):s] == b"arch::":
+        return
+    tag = m.group().decode()
+    yield Hazard("MP2015", s, m.end(), f"'{tag}' keys code on NVIDIA's sm_{tag[2:]}; no MUSA arch "
+                 "is an sm number, so a MUSA build takes a fallback tuned for another GPU: add "
+                 "an entry for the MUSA arches (mp_21/mp_22: 128-lane warps) and select it "
+                 "under __MUSACC__", device=False)
 
 
 def _prefixed(data: bytes, pos: int) -> Iterator[Hazard]:

@@ -17,10 +17,12 @@ from ..port.cxx import lexer
 from ..port.engine import Edit
 from ..port.lines import Lines
 from ..rules.project import KEPT_LIBRARY_NAME
+from . import no_counterpart
 from .arches import Target
 from .checks import Diagnostic
 from .features import unported_note
 from .hazards import find_hazards
+from .include_findings import include_findings
 from .offsets import EditMap
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
 
@@ -45,6 +47,7 @@ def find_diagnostics(
     dropped: dict[str, int] | None = None,
     target: Target | None = None,
     rel: str = "",
+    defined: frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
@@ -53,23 +56,33 @@ def find_diagnostics(
     source, where these say whether it stands in code. With ``limit``, only the first
     ``limit`` findings (in file order) are built; the rest are counted per ID into
     ``dropped``. ``target`` (the run's arches) and ``rel`` (the file's path, which says
-    whether it is a host source) are for the hazards.
+    whether it is a host source) and ``defined`` (the names the tree defines) are for the
+    hazards.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)
     emap = EditMap(edits)  # to map findings back to the source
     to_src, to_out = emap.to_src, emap.to_out
     found_hazards = find_hazards(out, emap, target, rel,
-                                 lambda: [(to_out(s), to_out(e)) for s, e, _ in lexed.typed])
+                                 lambda: [(to_out(s), to_out(e)) for s, e, _ in lexed.typed],
+                                 defined)
     protected = lexed.markers  # never edited: the same in the source and the output
     all_includes = lexer.includes(out) if b"#" in out else []
+
+    def ours(inc: lexer.Include) -> bool:
+        """Protected by a marker, or a file of the tree: none of the include findings."""
+        return any(s <= to_src(inc.start) < e for s, e in protected) or (
+            knowledge.tree_include is not None and knowledge.tree_include(inc.target))
+
     bad_includes = [
         inc for inc in all_includes
         if (inc.target in knowledge.cuda_headers or CUDA_HEADER_RE.search(inc.target))
-        and not any(s <= to_src(inc.start) < e for s, e in protected)
-        and not (knowledge.tree_include is not None and knowledge.tree_include(inc.target))
+        and not ours(inc)
     ]
-    if not residuals and not found_hazards and not bad_includes:
+    bad = {inc.start for inc in bad_includes}
+    other_includes = list(include_findings(all_includes, emap,
+                                           lambda inc: inc.start in bad or ours(inc)))
+    if not residuals and not found_hazards and not bad_includes and not other_includes:
         return []
 
     # Not code, in the source: comments, strings, protected regions, and include
@@ -85,10 +98,11 @@ def find_diagnostics(
         return i >= 0 and noncode[i][0] <= so < noncode[i][1]
 
     includes_raw = [(inc.start, "MP1003", inc.target, f"#include of CUDA header '{inc.target}'")
-                    for inc in bad_includes]
+                    for inc in bad_includes] + other_includes
 
     def residuals_raw() -> Iterator[tuple[int, str, str, str]]:
         keep, known = knowledge.keep, knowledge.known
+        gone_at = -1  # the end of the line of the last MP2109: one per line
         # One scan of the whole text (a scan per stretch of code between comments cost
         # more); what starts in a comment, a string or an include is dropped.
         for m in residuals:
@@ -98,14 +112,25 @@ def find_diagnostics(
             name = m.group().decode("ascii")
             if name in keep or name in BUILTIN_KEEP or KEPT_LIBRARY_NAME.match(name):
                 continue
+            gone = no_counterpart.family(name)
+            if gone is not None:
+                if off > gone_at:
+                    gone_at = out.find(b"\n", off) % (len(out) + 1)
+                    yield (off, "MP2109", name, no_counterpart.message(name, gone))
+                continue
             if name in known:
+                note = known[name]  # the table's word on what to write instead
                 yield (off, "MP1001", name,
-                       f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}")
+                       f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}"
+                       + (f": {note}" if note else ""))
             else:
                 yield (off, "MP1002", name, f"'{name}' looks like CUDA and is not ported")
 
     hazards_raw = [(h.start, h.id, _text(out, h.start, h.end), h.message)
                    for h in found_hazards if not in_noncode(h.start)]
+    # What a hazard adds to its place: the lines it runs over, a level below its check's.
+    extra = {(h.start, h.id): (out.count(b"\n", h.start, max(h.end, h.stop)), h.level)
+             for h in found_hazards if h.level or b"\n" in out[h.start:max(h.end, h.stop)]}
     # (offset, id, text, message), in file order: streamed, so that ``limit`` bounds memory.
     stream = heapq.merge(sorted(includes_raw), residuals_raw(), sorted(hazards_raw),
                          key=lambda r: r[0])
@@ -122,7 +147,9 @@ def find_diagnostics(
     for off, check_id, text, message in raw:
         line, col = out_lc[off]
         sline, scol = src_lc[src_off[off]] if src_lc is not None else (line, col)
-        found.append(Diagnostic(check_id, text, line, col, sline, scol, message))
+        more, level = extra.get((off, check_id), (0, ""))
+        found.append(Diagnostic(check_id, text, line, col, sline, scol, message,
+                                line + more if more else 0, level))
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return found
 

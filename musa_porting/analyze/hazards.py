@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..port.cxx import lexer
 from ..port.engine import Edit
-from . import device_names, fp64, ptx, shared_memory, versions, warp
+from . import blocks, device_names, fp64, ptx, shared_memory, versions, warp
 from .arches import Target
+from .blocks import block_size
 from .catalogue import DEVICE_IDS
 from .device_names import name_hazards
 from .features import feature_hazards
@@ -26,28 +27,31 @@ from .fp64 import fp64_hazards
 from .host_code import HIP, HOST, is_host_file
 from .offsets import EditMap
 from .ptx import ptx_hazards
+from .renamed import renamed_hazards
 from .scan import PLATFORM_KEYS, Hazard, Scan
 from .versions import version_hazards
-from .warp import block_size, warp_size
+from .warp import warp_size
 
 # Checks run on every file, and those about warps (only for arches with wide warps).
 CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
-    ptx_hazards, version_hazards, name_hazards, feature_hazards, shared_memory.shared_memory,
-    fp64_hazards)
+    ptx_hazards, version_hazards, name_hazards, feature_hazards, renamed_hazards,
+    shared_memory.shared_memory, fp64_hazards)
 WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
 # The words the checks look for, found in one pass over each file (scan.hits).
-KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *versions.KEYS, *device_names.KEYS,
+KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *blocks.KEYS, *versions.KEYS, *device_names.KEYS,
                      *shared_memory.KEYS, *fp64.KEYS, *PLATFORM_KEYS}))
 
 
 def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Target | None = None,
-                 rel: str = "", noncode: Callable[[], Iterable[tuple[int, int]]] | None = None
-                 ) -> list[Hazard]:
+                 rel: str = "", noncode: Callable[[], Iterable[tuple[int, int]]] | None = None,
+                 defined: frozenset[str] = frozenset()) -> list[Hazard]:
     """Every hazard in the ported text ``out`` of file ``rel`` (its edits say which
-    names the port renamed), in file order. ``noncode`` gives the spans of ``out``'s
-    comments and strings when the caller knows them."""
+    names the port renamed; ``defined``, which names the tree defines), in file order.
+    ``noncode`` gives the spans of ``out``'s comments and strings when the caller knows
+    them."""
     emap = edits if isinstance(edits, EditMap) else EditMap(edits)
     scan = Scan(out, target or Target(), emap, rel, noncode, KEYS)
+    scan.defined = defined
     checks = CHECKS + (WARP_CHECKS if scan.target.wide_warps else ())
     found = [h for check in checks for h in check(scan)]
     if not found:
@@ -68,11 +72,21 @@ def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Targe
                                             key=lambda h: (h.start, h.id))))
 
 
+# Checks whose every statement is its own place to rewrite: each inline-assembly
+# statement, also the several of one line or of one macro's body.
+EVERY_STATEMENT = frozenset({"MP2001"})
+# Checks that say one thing per line whatever names they quote (a VMM call and the
+# handle type among its arguments are one place to rewrite).
+ONE_PER_LINE = frozenset({"MP1012", "MP2015", "MP2016", "MP2106", "MP2110", "MP2111", "MP2113",
+                          "MP2114", "MP2201", "MP2202"})
+
+
 def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
     """One hazard per check, line and message (the first; the quoted text aside):
     ``cg::grid_group g = cg::this_grid()`` is one place to change, not two. A macro is
     one place too: what its body holds is reported once, where it first appears,
-    however many lines the body takes."""
+    however many lines the body takes. An inline-assembly statement is always its own
+    place (``EVERY_STATEMENT``)."""
     macros = _Spans((s, e, "") for s, e in macro_spans(out)) if b"\\\n" in out or b"\\\r\n" in out \
         else None
     seen: set[tuple[str, int, str]] = set()
@@ -86,7 +100,9 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
             at = macros.at(h.start)
             if at is not None:
                 where = -at - 1
-        key = (h.id, where, _QUOTED.sub("", h.message))
+        key = (h.id, where, "") if h.id in ONE_PER_LINE else \
+            (h.id, where, _QUOTED.sub("", h.message)) if h.id not in EVERY_STATEMENT \
+            else (h.id, h.start, "")
         if key in seen or (h.id, h.start) in places:
             continue  # or the same place found twice (a name the tables and a check both know)
         seen.add(key)

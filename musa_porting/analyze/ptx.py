@@ -69,6 +69,31 @@ def ptx_hazards(scan: Scan) -> Iterator[Hazard]:
             continue
         first = _STRING.match(data, m.end())  # its first instruction is in its first string
         what, instead = _describe(first.group(1).decode("utf-8", "replace") if first else "")
+        # The whole statement, to its closing parenthesis: a statement of ten lines ends
+        # ten lines down.
+        close = _closing(data, m.end())
         yield Hazard("MP2001", start, m.end(),
                      f"inline assembly '{data[start:m.end()].decode()}' is PTX ({what}), which "
-                     f"does not run on MUSA: write {instead}")
+                     f"does not run on MUSA: write {instead}",
+                     stop=close)
+
+
+# What an asm statement's parentheses hold: strings and comments (whose brackets do not
+# count), and the parentheses.
+_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/|[()]', re.S)
+
+
+def _closing(data: bytes, pos: int) -> int:
+    """The offset after the parenthesis that closes the one before ``pos`` (0 if none):
+    the statement's tokens only, not a code view of the whole file (most files with
+    asm have hundreds of statements and no other check that needs the view)."""
+    depth = 1
+    for t in _TOKEN.finditer(data, pos):
+        c = data[t.start()]
+        if c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            depth -= 1
+            if not depth:
+                return t.end()
+    return 0

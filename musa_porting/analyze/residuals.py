@@ -1,6 +1,7 @@
 """Residuals: CUDA names and headers left in the ported code (MP1001, MP1002, MP1003).
 
-What looks like CUDA is decided by one regex over identifier starts; what the
+What looks like CUDA is decided by one regex over identifier starts (with THC's and
+NVML's names, which the legacy_torch and nvml tables know and MUSA does not all have); what the
 tables know but cannot port (and what the user keeps) by ``Knowledge``.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 
@@ -31,8 +32,9 @@ RESIDUAL_RE = _at_identifier_start(
                              b"cusparse", b"CUSPARSE", b"cufft", b"CUFFT", b"cusolver",
                              b"CUSOLVER", b"cudnn", b"CUDNN", b"nccl", b"NCCL", b"cupti",
                              b"CUPTI", b"nvtx", b"NVTX", b"nvrtc", b"NVRTC", b"nvcuda",
-                             b"CUTLASS")]
+                             b"CUTLASS", b"nvshmem", b"ibgda", b"nvidia_p2p_", b"THArgCheck")]
     + [b"cu[A-Z]" + _W + b"*", b"CU_" + _W + b"+", b"CU[a-z]" + _W + b"*",
+       b"THC(?:[A-Z][a-z]|uda)" + _W + b"*", b"nvml[A-Z]" + _W + b"*",
        b"__(?:nv|NV|CUDA|cuda)" + _W + b"*", b"nv_" + _W + b"+", b"NV" + _W + b"+"]
 )
 
@@ -42,6 +44,7 @@ _HEADS = sorted({
     "cuda", "CUDA", "cublas", "CUBLAS", "curand", "CURAND", "cusparse", "CUSPARSE", "cufft",
     "CUFFT", "cusolver", "CUSOLVER", "cudnn", "CUDNN", "nccl", "NCCL", "cupti", "CUPTI", "nvtx",
     "NVTX", "nvrtc", "NVRTC", "nvcuda", "CUTLASS", "CU_", "__nv", "__NV", "__CUDA", "__cuda", "nv_",
+    "nvshmem", "ibgda", "nvidia_p2p_", "THArgCheck", "THC", "nvml",
     *("cu" + c for c in _W_CHARS[:26]), *("CU" + c for c in _W_CHARS[26:52]),
     *("NV" + c for c in _W_CHARS)})
 _IDENT = frozenset(_W_CHARS.encode())
@@ -107,7 +110,7 @@ CUDA_HEADER_RE = re.compile(
 class Knowledge:
     """What the scanner needs to know about the rules in force."""
 
-    known: Set[str]  # CUDA names the tables know but that are not rewritten
+    known: Mapping[str, str]  # CUDA names the tables know but do not rewrite: their notes
     keep: Set[str]  # names the user keeps (--keep, or a rule X: X)
     cuda_headers: Set[str]  # header names (no delimiters) the tables know as CUDA's
     tree_include: object = None  # callable(target) -> bool: is it a file of the tree

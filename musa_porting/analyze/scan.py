@@ -19,13 +19,17 @@ from .offsets import EditMap
 
 @dataclass(frozen=True)
 class Hazard:
-    """One hazard: its check, its span in the ported text, and what to tell the user."""
+    """One hazard: its check, its span in the ported text, where its statement ends
+    when that is further (an inline-assembly statement of ten lines), and what to tell
+    the user."""
 
     id: str
     start: int
     end: int
     message: str
     device: bool | None = None  # a device-code hazard (None: as its check says)
+    level: str = ""  # a level below its check's ("note"); "": the check's
+    stop: int = 0  # the end of the statement it is in, when after ``end``
 
 
 _STATEMENT_END = frozenset(b";{}")
@@ -51,6 +55,7 @@ class Scan:
         self._noncode = noncode
         self._keys = keys
         self._names: dict[bytes, bool] = {}
+        self.defined: frozenset[str] = frozenset()  # the names the tree defines
 
     @cached_property
     def hits(self) -> dict[bytes, list[int]]:

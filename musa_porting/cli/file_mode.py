@@ -68,7 +68,7 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
         sys.stdout.buffer.write(ported.data)
         sys.stdout.flush()
     if check is not None:
-        failures = [(path, d) for d in shown if fails_check(d.check, check)]
+        failures = [(path, d) for d in shown if fails_check(d, check)]
         if failures:
             echo_check_failure(failures, check)
             sys.exit(EXIT_CHECK)

@@ -16,7 +16,7 @@ LEVEL_MEANING = {"error": "residual CUDA names and headers, and error-level find
 
 def finding_line(path: str, d: Diagnostic) -> str:
     c = d.check
-    kind = f"{c.level}, residual" if c.residual else c.level
+    kind = f"{d.level}, residual" if c.residual else d.level
     return f"{path}:{d.src_line}:{d.src_column}: {d.id} {c.name} ({kind}): {d.message}"
 
 

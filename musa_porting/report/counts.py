@@ -100,25 +100,46 @@ def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[s
     return dict(sorted(out.items()))
 
 
-def fails_check(check, level: str = "error") -> bool:
+def fails_check(d: Diagnostic, level: str = "error") -> bool:
     """Whether a finding fails ``--check=level``: ``error`` (the default) fails on every
     residual (a CUDA name or header left, warnings included) and every error-level
     finding, such as the build-file errors MP3101 and MP3102; ``warning`` also on every
-    warning-level finding (hazards such as MP2002). Notes never fail."""
-    return check.residual or check.level == "error" or (level == "warning" and check.level == "warning")
+    warning-level finding (hazards such as MP2002). Notes never fail (a check's findings
+    at note level neither)."""
+    return _fails(d.check.residual, d.level, level)
+
+
+def _fails(residual: bool, found: str, level: str) -> bool:
+    if found == "note":
+        return False
+    return residual or found == "error" or (level == "warning" and found == "warning")
 
 
 def check_failures(r: PortResult, suppress: Set[str] = frozenset(),
                    level: str = "error") -> list[tuple[FileOutcome, Diagnostic]]:
     """The findings ``--check=level`` fails on (after ``--suppress``), in path order."""
-    return [(f, d) for f, d in findings(r, suppress) if fails_check(d.check, level)]
+    return [(f, d) for f, d in findings(r, suppress) if fails_check(d, level)]
 
 
 def check_count(r: PortResult, suppress: Set[str] = frozenset(), level: str = "error") -> int:
     """How many findings ``--check=level`` fails on (counted on the stored rows and the
-    counts beyond the cap per file: a large tree has thousands)."""
-    ids = {cid for cid, c in CHECKS.items() if fails_check(c, level) and cid not in suppress}
-    return sum(_count(f, ids) for f in r.files)
+    counts beyond the cap per file: a large tree has thousands). A row's own level
+    (``Diagnostic.severity``, its ninth field) wins over its check's."""
+    ids = {cid for cid, c in CHECKS.items() if _fails(c.residual, c.level, level)
+           and cid not in suppress}
+    n = 0
+    for f in r.files:
+        rec = f.record
+        for row in rec.diagnostics:
+            cid = row[0]
+            own = row[8] if len(row) > 8 else ""
+            if not own:
+                n += cid in ids
+            elif cid not in suppress:
+                n += _fails(CHECKS[cid].residual, own, level)
+        if rec.findings_dropped:
+            n += sum(c for cid, c in rec.findings_dropped.items() if cid in ids)
+    return n
 
 
 def rate(converted: int, residual: int) -> float | None:

@@ -101,11 +101,16 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
     lines: dict[str, list[bytes]] = {}
     found = sorted(findings(r, suppress), key=lambda fd: (fd[0].rel, fd[1].src_line, fd[1].src_column))
     for f, d in found:
-        end_col = d.column + len(d.text.encode("utf-8"))
+        # A statement over several lines ends on its last line (the region then runs to
+        # the end of that line: endColumn is left out); else it spans its text.
+        ends = {"endLine": d.last_line} if d.last_line > d.line else \
+            {"endLine": d.line, "endColumn": d.column + len(d.text.encode("utf-8"))}
         ported = {"artifactLocation": where.artifact(r.output, f.out_rel, "OUTROOT"),
-                  "region": {"startLine": d.line, "startColumn": d.column, "endColumn": end_col}}
+                  "region": {"startLine": d.line, "startColumn": d.column, **ends}}
+        src_end = d.src_line + d.last_line - d.line  # porting keeps the lines
         cuda = {"artifactLocation": where.artifact(r.src, f.rel, "SRCROOT"),
-                "region": {"startLine": d.src_line, "startColumn": d.src_column}}
+                "region": {"startLine": d.src_line, "startColumn": d.src_column,
+                           "endLine": src_end}}
         if f.rel not in lines:
             lines[f.rel] = _line_texts(r.src, f.rel)
         text = lines[f.rel][d.src_line - 1] if 0 < d.src_line <= len(lines[f.rel]) else d.text.encode()
@@ -116,7 +121,7 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
         results.append({
             "ruleId": d.id,
             "ruleIndex": ids.index(d.id),
-            "level": d.check.level,
+            "level": d.level,
             "message": {"text": d.message},
             "locations": [{"physicalLocation": primary}],
             "relatedLocations": [{"id": 1, "message": {"text": what}, "physicalLocation": related}],

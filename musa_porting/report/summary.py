@@ -21,6 +21,7 @@ from .counts import (
     residual_count,
 )
 from .shared import shared_files_text
+from .triage import triage_lines
 
 
 def plural(n: int, noun: str) -> str:
@@ -185,16 +186,18 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         # Notes (each project-symbol rename) are counted above, listed in the reports
         # (and here with --verbose).
         if not notes:
-            found = [(f, d) for f, d in found if d.check.level != "note"]
+            found = [(f, d) for f, d in found if d.level != "note"]
         if max_findings is None:
             max_findings = len(found)
         for f, d in found[:max_findings]:
             console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
-                          f"{d.check.level}: {d.message} [{d.id} {d.check.name}]",
+                          f"{d.level}: {d.message} [{d.id} {d.check.name}]",
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
         if len(found) > max_findings:
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
                           "--report-csv)")
+    for line in triage_lines(r, suppress):  # where to start: the files ranked by hand work
+        console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
 

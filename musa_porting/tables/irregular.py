@@ -301,14 +301,19 @@ NVCC_MACROS = (
 # type (declared in c10/core), Tensor/Device methods, the Python extension class.
 TORCH_MUSA_KMUSA = (f"{TORCH_MUSA_CODE}: at::musa::kMUSA, exported as at::kMUSA; "
                     "DeviceType::PrivateUse1 is what it stands for")
+TYPE_IS_MUSA = (f"{TORCH_MUSA_CODE}: Tensor::is_musa(); x.type() is a DeprecatedTypeProperties, "
+                "which torch_musa does not extend, so the test asks the tensor")
 PYTORCH = (
     Name("at::cuda", "at::musa", f"{TORCH_MUSA_CODE}: namespace musa in at and c10 "
          "(torch_musa/csrc/aten/musa, torch_musa/csrc/core)"),
     Name("c10::cuda", "c10::musa", f"{TORCH_MUSA_CODE}: namespace musa in at and c10 "
          "(torch_musa/csrc/aten/musa, torch_musa/csrc/core)"),
     Name(".is_cuda()", ".is_musa()", f"{TORCH_MUSA_CODE}: Tensor::is_musa() / Device::is_musa()",
-         kind="name"),
+         kind="name", primary=True),
     Name("->is_cuda()", "->is_musa()", f"{TORCH_MUSA_CODE}: the same method through a pointer",
+         kind="name", primary=True),
+    Name(".type().is_cuda()", ".is_musa()", f"curated: {TYPE_IS_MUSA}", kind="name"),
+    Name("->type().is_cuda()", "->is_musa()", f"curated: {TYPE_IS_MUSA} (through a pointer)",
          kind="name"),
     Name("at::kCUDA", "at::kMUSA", TORCH_MUSA_KMUSA, primary=True),
     Name("c10::kCUDA", "at::kMUSA", TORCH_MUSA_KMUSA, note="kMUSA is exported into at, not c10"),

@@ -120,6 +120,7 @@ def _knowledge(ruleset: RuleSet, keep_names) -> Knowledge:
     rules = ruleset.rules
     keep = set(keep_names) | {k for k, r in rules.items() if r.value == k}
     off = ruleset.disabled
-    known = {k for k, r in rules.items() if r.value is None or (r.family in off and not r.is_user)}
+    known = {k: r.note for k, r in rules.items()
+             if r.value is None or (r.family in off and not r.is_user)}
     headers = {k.strip('<>"') for k in rules if k[:1] in '<"' and k[-1:] in '>"'}
-    return Knowledge(frozenset(known), KeepSet(keep), frozenset(headers))
+    return Knowledge(known, KeepSet(keep), frozenset(headers))

@@ -84,6 +84,13 @@ class Planner:
         self.outputs: OutputState | None = None  # what the output holds (set by the run)
         self.hand: HandEdits | None = None  # the user's edits of the outputs (set by the run)
         self._taken: set[str] | None = None
+        self._defined: frozenset[str] | None = None
+
+    def defined_names(self) -> frozenset[str]:
+        """The names the tree's sources define, from the symbol index (once per process)."""
+        if self._defined is None:
+            self._defined = frozenset(d.name for fs in self.symbols.values() for d in fs.defs)
+        return self._defined
 
     def stage_to(self, stager) -> None:
         """Write each planned output's temp file with ``stager`` (a write.stage.Stager),
@@ -216,7 +223,8 @@ class Planner:
         assert self.rules is not None, "a file to port, but no rules were loaded"
         from .porters import MAX_PER_FILE, PORTERS  # loaded by the run before it forks
 
-        ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts)
+        ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts,
+                          self.defined_names())
         ported = PORTERS[kind](data, ctx)
         rec.lang = kind
         indexed = self.symbols.get(e.rel)

@@ -26,6 +26,9 @@ class FileContext:
     resolver: IncludeResolver  # files of the tree, for includes and paths
     out_rel_of: dict[str, str]  # every input of the tree -> its output path
     opts: PortOptions  # the run's options (a kind may have its own)
+    # The names with a CUDA word the tree's sources define (the symbol index): a name of
+    # the tables the tree defines itself is the tree's, whatever torch_musa has.
+    defined: frozenset[str] = frozenset()
 
     @property
     def skip(self) -> frozenset[str]:

@@ -50,6 +50,7 @@ from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
 from .kinds import TABLE_FREE, KindSelector, load_porters
+from .library_findings import summarise_libraries
 from .names import name_tree
 from .options import SKIP_KINDS, PortOptions
 from .parallel import plan_all
@@ -189,6 +190,8 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
+            if self.libraries:
+                summarise_libraries(result.files, self.libraries)
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},

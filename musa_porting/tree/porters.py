@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
+from ..analyze.enable_macros import gate_findings
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
+from ..analyze.notes import summarised
 from ..analyze.project_findings import arch_findings, project_findings, unattested_findings
 from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
@@ -47,7 +49,9 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
         knowledge = Knowledge(k.known, k.keep, k.cuda_headers,
                               lambda t: resolver.resolve(rel, t) is not None)
         found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
-                                 MAX_PER_FILE, dropped, Target(tuple(ctx.opts.arch)), rel)
+                                 MAX_PER_FILE, dropped, Target(tuple(ctx.opts.arch)), rel,
+                                 ctx.defined)
+        found += gate_findings(data, ported.data, ported.edits, rules.project)
     found += project_findings(rel, rules.project, ported.edits)
     if rules.strings is not None:
         found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)
@@ -77,7 +81,8 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
 
 def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]
                               ) -> Callable[[bytes, FileContext], Ported]:
-    """A port function whose findings honour ``musa-port: ignore[ID]`` markers."""
+    """A port function whose findings honour ``musa-port: ignore[ID]`` markers, and
+    whose findings that need no change are one note per check (``analyze/notes``)."""
 
     @functools.wraps(port)
     def wrapped(data: bytes, ctx: FileContext) -> Ported:
@@ -85,6 +90,8 @@ def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]
         if b"musa-port:" in data:
             ported.diagnostics, warnings = unsuppressed(data, ported.diagnostics)
             ported.warnings = [*ported.warnings, *warnings]
+        if any(d.severity for d in ported.diagnostics):  # what needs no change, summed up
+            ported.diagnostics = summarised(ported.diagnostics)
         return ported
 
     return wrapped

@@ -20,7 +20,9 @@ _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "ed
 _STRS = ("src", "kind", "lang", "src_sha256", "base")
 _COUNTS = ("by_family", "by_rule", "findings_dropped")
 _KINDS = ("ported", "copied", "symlink")
-_DIAG = [str, str, int, int, int, int, str]  # analyze.checks.Diagnostic.to_list
+_DIAG = [str, str, int, int, int, int, str, int, str]  # analyze.checks.Diagnostic.to_list
+_DIAG_OLD = _DIAG[:7]  # a manifest of a musa-port before end lines and levels
+_LEVELS = frozenset(("", "error", "warning", "note"))
 _DEF = [str, str, int, int]  # analyze.symbols.Definition.to_list
 _SITE = [str, int, int, str]  # rules.project.Site
 # What each field's type must be (a field that is absent reads as its default), as
@@ -69,7 +71,10 @@ def record_ok(rec: Any) -> bool:
 def _diagnostics_ok(rows: list) -> bool:
     from ..analyze.checks import CHECKS
 
-    return _rows(rows, _DIAG) and set(map(itemgetter(0), rows)) <= CHECKS.keys()
+    if _rows(rows, _DIAG):
+        return set(map(itemgetter(0), rows)) <= CHECKS.keys() and \
+            set(map(itemgetter(8), rows)) <= _LEVELS
+    return _rows(rows, _DIAG_OLD) and set(map(itemgetter(0), rows)) <= CHECKS.keys()
 
 
 def _symbols_ok(sym: Any) -> bool:

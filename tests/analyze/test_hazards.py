@@ -35,29 +35,31 @@ def hazards(tmp_path_factory):
 
 # -- warp size (MP2002, MP2004) ---------------------------------------------------------------
 
-@pytest.mark.parametrize("code, expected", [
+@pytest.mark.parametrize("code, expected, lines", [
     # a PyTorch extension's reduction (mmcv's carafe and correlation kernels)
     ("#define WARP_SIZE 32\n#define FULL_MASK 0xffffffff\n",
-     [("MP2002", "#define WARP_SIZE 32", 1), ("MP2002", "0xffffffff", 2)]),
+     [("MP2002", "#define WARP_SIZE 32", 1)], "lines 1, 2"),
     # lane and warp ids of an attention or GEMM kernel
     ("__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n"
      "  int warp_id = threadIdx.x / 32;\n  int row = thread_idx >> 5;  // / 32\n"
      "  int base = warp_id * 32;\n  if (threadIdx.x < 32) x[lane] = 0;\n}\n",
-     [("MP2002", "& 31", 2), ("MP2002", "/ 32", 3), ("MP2002", ">> 5", 4), ("MP2002", "* 32", 5),
-      ("MP2002", "< 32", 6)]),
+     [("MP2002", "& 31", 2)], "lines 2, 3, 4, 5, 6"),
     # warp-size constants of template libraries
     ("constexpr int kWarpSize = 32;\nstatic constexpr int THREADS_PER_WARP{32};\n",
-     [("MP2002", "kWarpSize = 32", 1), ("MP2002", "THREADS_PER_WARP{32", 2)]),
-    # ballots kept in 32 bits, full masks and widths of 32 in a warp-level scan
+     [("MP2002", "kWarpSize = 32", 1)], "lines 1, 2"),
+    # a ballot kept in 32 bits (a warning), a full mask and a width of 32 (one note)
     ("__device__ int f(float v) {\n  unsigned vote = __ballot_sync(0xffffffff, v > 0);\n"
      "  return __shfl_sync(__activemask(), v, 0, 32);\n}\n",
-     [("MP2002", "unsigned vote =", 2), ("MP2002", "0xffffffff", 2), ("MP2002", "32", 3)]),
+     [("MP2002", "unsigned vote =", 2), ("MP2002", "0xffffffff", 2)], "lines 2, 3"),
     # cooperative groups in a reduction sample
     ("__device__ void f() {\n  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n}\n",
-     [("MP2002", "tiled_partition<32>", 2)]),
+     [("MP2002", "tiled_partition<32>", 2)], "line 2"),
 ])
-def test_warp_size_assumptions(hazards, code, expected):
+def test_warp_size_assumptions(hazards, code, expected, lines):
+    """Each place is found; those that keep working on 128-lane warps are one note per
+    file that lists their lines (tests/analyze/test_warp_precision.py: which warn)."""
     assert hazards(code) == expected
+    assert lines in hazards.messages[-1]
 
 
 def test_warp_size_near_misses_are_not_flagged(hazards):
@@ -70,9 +72,9 @@ def test_warp_size_near_misses_are_not_flagged(hazards):
 
 
 def test_warp_size_follows_the_arch(hazards):
-    code = "__device__ int lane() { return threadIdx.x & 31; }\n"
+    code = "__device__ int f(bool p) { unsigned b = __ballot_sync(__activemask(), p); return b; }\n"
     assert hazards(code, arch=("mp_31",)) == []  # 32-lane warps: nothing to say
-    assert hazards(code, arch=("mp_31", "mp_21")) == [("MP2002", "& 31", 1)]
+    assert hazards(code, arch=("mp_31", "mp_21")) == [("MP2002", "unsigned b =", 1)]
     assert "mp_21" in hazards.messages[0]
 
 
@@ -130,8 +132,7 @@ def test_inline_assembly_of_a_host_file_is_not_ptx(hazards):
     ("__device__ float f(const float* p, int i, int v) {\n  float x = __ldg(p + i);\n"
      "  int s = __reduce_add_sync(__activemask(), v);\n  __nanosleep(100);\n"
      "  return x + __dp4a(v, v, s);\n}\n",
-     [("MP2012", "__ldg", 2), ("MP2013", "__reduce_add_sync", 3), ("MP2013", "__nanosleep", 4),
-      ("MP2013", "__dp4a", 5)]),
+     [("MP2012", "__ldg", 2), ("MP2013", "__reduce_add_sync", 3)]),  # notes: one per file
     # Hopper thread block clusters
     ("__global__ void __cluster_dims__(2, 1, 1) k(float* x) {\n"
      "  auto cluster = cg::this_cluster();\n  float* peer = cluster.map_shared_rank(x, 1);\n}\n",

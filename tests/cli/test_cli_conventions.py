@@ -103,7 +103,8 @@ def test_single_file_to_stdout_and_to_o_file(csrc, tmp_path):
 
 
 def test_single_file_findings_on_stderr_check_and_diff(tmp_path):
-    f = make_tree(tmp_path, {"k.cu": "cudaFooBar(1);\n__shfl_down_sync(0xffffffff, v, 16);\n"}) / "k.cu"
+    # a ballot kept in 32 bits: a warning-level hazard (its full mask alone is a note)
+    f = make_tree(tmp_path, {"k.cu": "cudaFooBar(1);\nunsigned b = __ballot_sync(0xffffffff, p);\n"}) / "k.cu"
     proc = cli(f, check=0)
     assert proc.stdout == (tmp_path / "k.cu").read_text()  # nothing to rewrite
     assert f"{f}:1:1: MP1002 unknown-cuda-name (warning, residual):" in proc.stderr
@@ -131,12 +132,12 @@ def test_ignore_paths_from_cwd_and_src_and_unmatched_warning(csrc):
 # -- --check ----------------------------------------------------------------------------
 
 def test_check_levels_list_what_failed(tmp_path):
-    src = make_tree(tmp_path / "s", {"a.cu": "__shfl_down_sync(0xffffffff, v, 16);\n"})
+    src = make_tree(tmp_path / "s", {"a.cu": "unsigned b = __ballot_sync(0xffffffff, p);\n"})
     cli(src, "--check", "-q", check=0)  # a warning-level hazard: not an error
     proc = cli(src, "--check=warning", "-q", check=1)
     assert "--check=warning failed on 1 finding" in proc.stderr
-    assert f"{src / 'a.cu'}:1:18: MP2002 warp-size-32 (warning):" in proc.stderr \
-        or "s/a.cu:1:18: MP2002 warp-size-32 (warning):" in proc.stderr
+    assert f"{src / 'a.cu'}:1:1: MP2002 warp-size-32 (warning):" in proc.stderr \
+        or "s/a.cu:1:1: MP2002 warp-size-32 (warning):" in proc.stderr
     # A residual fails the default level, and says so; --check never eats SRC.
     (src / "b.cu").write_text("cudaFooBar(1);\n")
     proc = cli("--check", src, "-q", check=1)
@@ -204,7 +205,7 @@ def test_rules_families_filter_and_suggestions():
 @pytest.fixture
 def project(tmp_path) -> Path:
     root = make_tree(tmp_path / "proj", {
-        "csrc/src/a.cu": "cudaMalloc(p, 1);\ncudaFooBar();\n__shfl_sync(0xffffffff, v, 1);\n",
+        "csrc/src/a.cu": "cudaMalloc(p, 1);\ncudaFooBar();\nunsigned b = __ballot_sync(0xffffffff, p);\n",
         "csrc/mlu/m.cu": "cudaMalloc(p, 1);\n",
         "rules.json": '{"cudaMalloc": "myAlloc"}',
     })

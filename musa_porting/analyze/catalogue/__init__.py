@@ -24,23 +24,31 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            "Code that assumes 32 lanes per warp. MUSA warps are 128 lanes wide on mp_21 and "
            "mp_22 (32 on mp_31)."),
     Family("missing-features", "Features MUSA lacks or treats differently",
-           "CUDA APIs whose MUSA counterpart the vendor does not name (graphs, texture "
-           "objects, cooperative launch, IPC, peer access, unified memory hints, PTX "
-           "versions, run-time compilation)."),
+           "CUDA APIs MUSA has no counterpart for (NVSHMEM, IBGDA, GPUDirect Storage), treats "
+           "differently (managed memory, the virtual-memory and context APIs, CUPTI's "
+           "activity attributes and callbacks, cooperative-groups partitions), or whose MUSA "
+           "counterpart the vendor does not name (graphs, texture objects, cooperative launch, "
+           "IPC, peer access, PTX versions, run-time compilation)."),
     Family("version-checks", "Version and arch checks",
            "Comparisons of CUDA versions and arch numbers, which mean something else on MUSA."),
     Family("shared-memory", "Shared memory",
            "Shared memory beyond what a MUSA arch gives one kernel."),
     Family("double-precision", "Double precision", "fp64 arithmetic in device code."),
+    Family("library-calls", "Library calls",
+           "cuBLAS, cuBLASLt and NCCL calls that need more than a rename on muBLAS and MCCL."),
+    Family("vendored-libraries", "Vendored libraries",
+           "Copies of Thrust, CUB and libcu++ inside the tree: their findings summed up, one "
+           "finding per library."),
     Family("build-files", "Build files", "CMake files, Makefiles and shell scripts."),
     Family("python", "Python", "Python scripts and setup.py."),
 )}
 
 
 def _all() -> dict[str, Check]:
-    from . import build, device, features, names, python
+    from . import build, device, features, library, names, python
 
-    checks = [*names.CHECKS, *device.CHECKS, *features.CHECKS, *build.CHECKS, *python.CHECKS]
+    checks = [*names.CHECKS, *device.CHECKS, *features.CHECKS, *library.CHECKS, *build.CHECKS,
+              *python.CHECKS]
     return {c.id: c for c in sorted(checks, key=lambda c: c.id)}
 
 

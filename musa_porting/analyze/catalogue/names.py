@@ -7,7 +7,10 @@ from .model import Check
 CHECKS = (
     Check("MP1001", "unported-cuda-api", "error", True,
           "A CUDA API that the tables know has no MUSA equivalent (or whose family is "
-          "disabled) is still used.", "cudaGLSetGLDevice(0);", family="residuals",
+          "disabled) is still used: also THC's and NVML's names the legacy_torch and nvml "
+          "tables mark unsupported (`THCState`, `nvmlDeviceGetClockInfo`). The message ends "
+          "with the table's note of what to write instead, where it has one.",
+          "cudaGLSetGLDevice(0);", family="residuals",
           why="The name does not exist on MUSA: the ported file does not compile, or calls "
               "what is not there.",
           instead="Rewrite the code without the API (the message names its feature family "
@@ -16,7 +19,8 @@ CHECKS = (
     Check("MP1002", "unknown-cuda-name", "warning", True,
           "An identifier that looks like CUDA (`cuda*`, `CUDA*`, `cu[A-Z]*`, `CU_*`, "
           "`CU[a-z]*`, `cublas*`, `curand*`, `cusparse*`, `cufft*`, `cusolver*`, `cudnn*`, "
-          "`nccl*`, `cupti*`, `nvtx*`, `nvrtc*`, `__nv*`, `nv_*`, `NV*`) is in no table: add "
+          "`nccl*`, `cupti*`, `nvtx*`, `nvrtc*`, `__nv*`, `nv_*`, `NV*`, THC's `THC*` and "
+          "NVML's `nvml*`) is in no table: add "
           "a rule, or `--keep` it.", "cudaFooBar(x);", family="residuals",
           why="No table knows the name, so it was left as it is: a CUDA API the tables miss, "
               "or a name of your own that only looks like CUDA.",
@@ -85,6 +89,41 @@ CHECKS = (
                   "the CUDA name, add a rule (`__nv_cvt_fp8x2_to_halfraw2: "
                   "__nv_cvt_fp8x2_to_halfraw2` keeps it); `musa-port rules NAME` shows what "
                   "the tables know."),
+    Check("MP1011", "enable-macro-gate", "warning", False,
+          "Code gated on a CUDA enable macro of the project (`WITH_CUDA`, `USE_CUDA`, "
+          "`*_ENABLE_CUDA`, one the build defines or the rules rename): one finding per file, "
+          "at its first gate, with the MUSA macro the ported build defines.",
+          "#ifdef WITH_CUDA", family="project-symbols",
+          why="The port renames the macro where the build defines it, so the CUDA branch is "
+              "now the MUSA branch: it compiles for MUSA as it is. Human porters add a MUSA "
+              "branch or guard beside such gates where the CUDA code cannot serve.",
+          instead="Check the code each gate of the file keeps for MUSA; where it cannot run "
+                  "there, add a `#elif defined(WITH_MUSA)` branch (or keep the CUDA macro with "
+                  "`--keep WITH_CUDA` and add a MUSA gate beside it).",
+          fixed="#if defined(WITH_MUSA)"),
+    Check("MP1012", "unattested-torch-name", "warning", False,
+          "A PyTorch C++ name was renamed by the naming rules to a MUSA name torch_musa's own "
+          "sources do not use (`ScalarTypeToCudaDataType` -> `ScalarTypeToMusaDataType`, "
+          "`getCurrentCUDASparseHandle`).",
+          "auto t = at::cuda::ScalarTypeToCudaDataType(x.scalar_type());", family="residuals",
+          why="torch_musa ports only part of PyTorch's CUDA API: a name it does not use may not "
+              "exist, and the call stops compiling.",
+          instead="Write it out with what torch_musa has (a `switch` from `at::ScalarType` to "
+                  "`musaDataType_t`: `MUSA_R_16F`, `MUSA_R_32F`, ...), or call torch_musa's "
+                  "counterpart where its headers have one."),
+    Check("MP1013", "unattested-header", "warning", False,
+          "An `#include` of a CUDA header that has no MUSA twin the vendor confirms: one the "
+          "port renamed by a rule whose status is `unknown` (`<cuda_pipeline.h>` -> "
+          "`<musa_pipeline.h>`, `<ATen/cuda/ThrustAllocator.h>`), or one no table renames "
+          "because MUSA has no counterpart known (`<mma.h>`, `<cuda/barrier>`, "
+          "`<cuda/pipeline>`, `<cooperative_groups/reduce.h>`, `<sm_60_atomic_functions.h>`).",
+          "#include <cuda_pipeline.h>", family="residuals",
+          why="Only some MUSA toolkits ship such a header, or none does: the file stops "
+              "compiling there, and human porters replace the include by the header that "
+              "declares what the file uses, or drop it.",
+          instead="Include the MUSA header that declares what the file uses (`musa_runtime.h`, "
+                  "`musa_fp16.h`, torch_musa's `MUSAContext.h`), drop the include where nothing "
+                  "of it is used, or guard it with `#ifndef __MUSACC__`."),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu).",

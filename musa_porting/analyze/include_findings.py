@@ -1,0 +1,84 @@
+"""Includes a rename cannot settle (MP1013, and MP2109 for the families MUSA has no
+counterpart for): the include reshuffles human porters make.
+
+A CUDA header the port renamed by a rule whose status is ``unknown`` names a MUSA
+header the vendor's tables do not confirm (``<cuda_pipeline.h>`` ->
+``<musa_pipeline.h>``; torch headers torch_musa's sources do not use): only some MUSA
+toolkits may ship it. A few CUDA headers keep their names and have no MUSA twin known
+(``<mma.h>``, libcu++'s sm_80/sm_90 headers, the cooperative-groups collectives, an
+arch's intrinsics header, NVML). MP1003 keeps the CUDA headers no rule ported.
+
+Patterns from public CUDA code: attention and GEMM kernels (``<mma.h>``,
+``<cuda_pipeline.h>``, ``<cuda/barrier>``), cooperative-groups samples
+(``<cooperative_groups/reduce.h>``), PyTorch extensions (``<ATen/cuda/...>``), monitoring
+code (``<nvml.h>``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from ..port.cxx.lexer import Include
+from . import no_counterpart
+from .offsets import EditMap
+
+# (pattern of the include target, what it is)
+_NO_TWIN = (
+    (re.compile(r"^mma\.h$"), "WMMA's header (nvcuda::wmma), which MUSA has no twin of (MP2010)"),
+    (re.compile(r"^cuda/(?:pipeline|barrier|annotated_ptr|ptx|latch|semaphore)$"),
+     "a libcu++ header of sm_80/sm_90 copy engines and barriers, which MUSA has no twin known of "
+     "(MP2011)"),
+    (re.compile(r"^cooperative_groups/(?:reduce|scan|memcpy_async)\.h$"),
+     "a header of cooperative-groups collectives, which the vendor's tables do not name"),
+    (re.compile(r"^sm_\d+_(?:intrinsics|atomic_functions)\.h(?:pp)?$"),
+     "an NVIDIA arch's intrinsics header, which MUSA has no twin of"),
+    (re.compile(r"^nvml\.h$"), "NVIDIA's management library, which the vendor's tables do not name"),
+)
+_ANY_NO_TWIN = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _NO_TWIN))
+_INSTEAD = ("include the MUSA header that declares what the file uses, drop the include, or "
+            "guard it with #ifndef __MUSACC__")
+
+
+def include_findings(includes: Sequence[Include], emap: EditMap,
+                     skip: Callable[[Include], bool]) -> Iterator[tuple[int, str, str, str]]:
+    """(offset, ID, text, message) of each include (in the ported text) that needs a
+    person: ``skip`` says which to leave (protected, a file of the tree, MP1003's)."""
+    unknown = None  # built for the first include that needs it
+    for inc in includes:
+        if skip(inc):
+            continue
+        if unknown is None:
+            unknown = _unknown_headers(emap)
+        target = inc.target
+        gone = no_counterpart.header(target)
+        if gone is not None:
+            yield inc.start, "MP2109", target, gone
+            continue
+        rule = unknown.get(inc.start - 1)
+        if rule is not None:
+            old, origin = rule
+            whence = ("the vendor's tables name it, but no MUSA source is known to include it"
+                      if origin == "vendor" else "the name comes from the naming rules, not "
+                      "from the vendor's tables nor torch_musa's headers")
+            yield (inc.start, "MP1013", target,
+                   f"'{target}' (was '{old}') is a MUSA header not confirmed ({whence}): only "
+                   f"some MUSA toolkits may ship it; {_INSTEAD}")
+            continue
+        if _ANY_NO_TWIN.search(target) is None:
+            continue
+        for pattern, what in _NO_TWIN:
+            if pattern.search(target):
+                yield inc.start, "MP1013", target, f"'{target}' is {what}: {_INSTEAD}"
+                break
+
+
+def _unknown_headers(emap: EditMap) -> dict[int, tuple[str, str]]:
+    """Where (in the ported text) a header rule of status ``unknown`` wrote its value:
+    the old header and where the rule comes from."""
+    out = {}
+    for i, e in enumerate(emap.edits):
+        rule = e.rule
+        if rule is not None and getattr(rule, "status", "") == "unknown" and e.old[:1] in "<\"":
+            out[emap.out_starts[i]] = (e.old.strip('<>"'), rule.origin)
+    return out
