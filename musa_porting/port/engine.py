@@ -257,7 +257,7 @@ class Rewrite:
     edits: list[Edit]
 
 
-def _complement(spans: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+def complement(spans: Iterable[tuple[int, int]], size: int) -> list[tuple[int, int]]:
     out = []
     pos = 0
     for s, e in sorted(spans):
@@ -288,7 +288,7 @@ def rewrite(
     found: list[tuple[int, int, str, bytes, object]] = []
     if matcher:
         if excluded:
-            for s, e in _complement(excluded, len(data)):
+            for s, e in complement(excluded, len(data)):
                 found.extend(matcher.finditer(data, s, e))
         else:
             found.extend(matcher.finditer(data))

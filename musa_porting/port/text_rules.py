@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .cxx.lexer import merge_spans
-from .engine import IDENT_BYTES, SUBSTRING_PREFIX, Matcher, Rewrite, _complement, rewrite
+from .engine import IDENT_BYTES, SUBSTRING_PREFIX, Matcher, Rewrite, complement, rewrite
 
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _NO_TABLES = Matcher({})
@@ -157,7 +157,7 @@ def _table_matches(data, matcher, excluded, blocked: _Spans, accept) -> list[tup
     found: list[tuple] = []
     if not matcher:
         return found
-    for seg_s, seg_e in (_complement(excluded, len(data)) if excluded else [(0, len(data))]):
+    for seg_s, seg_e in (complement(excluded, len(data)) if excluded else [(0, len(data))]):
         for s, e, _key, value, rule in matcher.finditer(data, seg_s, seg_e):
             if getattr(rule, "is_user", False):
                 continue  # the user's rule: applied as text (_apply)

@@ -16,7 +16,7 @@ GITHUB_LEVELS = {"error": "error", "warning": "warning", "note": "notice"}
 
 
 def _shown(r: PortResult, suppress: Set[str], notes: bool) -> list[tuple[FileOutcome, Diagnostic]]:
-    return [(f, d) for f, d in findings(r, suppress) if notes or d.check.level != "note"]
+    return [(f, d) for f, d in findings(r, suppress) if notes or d.level != "note"]
 
 
 def escape_data(text: str) -> str:
@@ -30,7 +30,7 @@ def escape_property(text: str) -> str:
 def finding_text(d: Diagnostic) -> str:
     """``2:1  MP1002 unknown-cuda-name (warning, residual): ...``: a finding under its file."""
     c = d.check
-    kind = f"{c.level}, residual" if c.residual else c.level
+    kind = f"{d.level}, residual" if c.residual else d.level
     return f"{d.src_line}:{d.src_column}  {d.id} {c.name} ({kind}): {d.message}"
 
 
@@ -49,7 +49,7 @@ def github_line(path: str, d: Diagnostic) -> str:
     """One finding as a workflow command (``::warning file=...::message``)."""
     props = (f"file={escape_property(path)},line={d.src_line},col={d.src_column},"
              f"title={escape_property(f'{d.id} {d.check.name}')}")
-    return f"::{GITHUB_LEVELS[d.check.level]} {props}::{escape_data(d.message)}"
+    return f"::{GITHUB_LEVELS[d.level]} {props}::{escape_data(d.message)}"
 
 
 def grouped_text(r: PortResult, suppress: Set[str] = frozenset(), notes: bool = False) -> str:

@@ -70,6 +70,16 @@ from .walk import Entry, Ignorer, walk
 INDEXED = MACRO_KINDS | {"cxx"}
 
 
+def _dropped_flags(compile_commands: str | None, clang) -> list[str]:
+    """The note on the compile_commands flags libclang was not given (it would misread them)."""
+    dropped = clang.dropped if clang is not None else []
+    if not dropped:
+        return []
+    shown = ", ".join(dropped[:8]) + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
+    return [f"{compile_commands}: note: flags not given to libclang (it takes -I, -D, -U, -std, "
+            f"-isystem, -include, -x, -W, -f): {shown}"]
+
+
 class Porter:
     """One porting run. ``Porter(options).run()`` is the library entry point."""
 
@@ -241,12 +251,7 @@ class Porter:
         from .project_symbols import SymbolPass
         symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
                              lambda rel: in_library(rel, self.libraries))
-        dropped = symbols.clang.dropped if symbols.clang is not None else []
-        if dropped:
-            shown = ", ".join(dropped[:8]) + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
-            result.warnings.append(f"{self.opts.compile_commands}: note: flags not given to "
-                                   f"libclang (it takes -I, -D, -U, -std, -isystem, -include, -x, "
-                                   f"-W, -f): {shown}")
+        result.warnings += _dropped_flags(self.opts.compile_commands, symbols.clang)
         # The CUDA files left for their MUSA twins define the names the twins rename (read by
         # the index only: a change to one changes the fingerprint, above).
         wait = symbols.index(sources + [e for e in self._twinned if kind_of(e.rel) == "cxx"], fast)

@@ -23,7 +23,7 @@ def repo(tmp_path) -> Path:
     (MP2002), a residual (MP1002) and a project symbol (an MP1004 note)."""
     root = make_tree(tmp_path / "repo", {
         ".git/HEAD": "ref: refs/heads/main\n",
-        "csrc/a.cu": "__shfl_down_sync(0xffffffff, v, 16);\n",
+        "csrc/a.cu": "__device__ void f(float v) {\n  unsigned vote = __ballot_sync(0xffffffff, v > 0);\n}\n",
         "csrc/b.cu": "#define MY_CUDA_CHECK(x) x\ncudaFooBar(1);\n",
     })
     return root
@@ -79,7 +79,7 @@ def test_output_formats(repo, monkeypatch):
 
     code, out, _ = musa_port_here("csrc", *quick, "--output-format", "github")
     lines = out.splitlines()
-    assert "::warning file=csrc/a.cu,line=1,col=18,title=MP2002 warp-size-32::" in \
+    assert "::warning file=csrc/a.cu,line=2,col=3,title=MP2002 warp-size-32::" in \
         next(ln for ln in lines if "MP2002" in ln)
     assert all(ln.startswith(("::warning ", "::error ")) for ln in lines)  # no notes unless -v
     code, out, _ = musa_port_here("csrc", *quick, "--output-format", "github", "-v")
