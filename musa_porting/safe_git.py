@@ -36,3 +36,16 @@ def run_git(folder: str, *args: str, timeout: float, filters: bool = False
                       "-c", f"{d}.required=false"]
     return subprocess.run(["git", *_SAFE, *extra, "-C", folder, *args], capture_output=True,
                           env=env, timeout=timeout)
+
+
+def work_tree_root(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` (taken as given: the caller chooses
+    whether links are resolved) holding a ``.git``, a folder or a file; None when none
+    does."""
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        up = os.path.dirname(folder)
+        if up == folder:
+            return None
+        folder = up

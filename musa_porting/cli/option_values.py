@@ -20,15 +20,21 @@ class FolderOrRef(click.ParamType):
     name = "folder or git ref"
 
 
+def _refused_by(parse, value) -> None:
+    """The library's own parser checks the value; its one-line error becomes the
+    option's (click names the option)."""
+    try:
+        parse(value)
+    except PortError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def checked_ids(ctx, param, value):
     """``--suppress``: IDs, names or families of findings."""
     if value:
         from ..analyze.checks import parse_ids
 
-        try:
-            parse_ids(value)
-        except PortError as exc:
-            raise click.BadParameter(str(exc)) from None
+        _refused_by(parse_ids, value)
     return value
 
 
@@ -44,10 +50,7 @@ def checked_arches(ctx, param, value):
     if value:
         from ..tree.options import parse_arches
 
-        try:
-            parse_arches(value)
-        except PortError as exc:
-            raise click.BadParameter(str(exc)) from None
+        _refused_by(parse_arches, value)
     return value
 
 

@@ -27,13 +27,12 @@ from click.core import ParameterSource
 
 from ..config import SIMPLE_PORTING, Config
 from ..errors import PortError
-from .option_values import FolderOrRef
+from .option_values import CHECK_LEVELS, FolderOrRef
 from .port_command import OPTIONAL_VALUE
 
 NOT_SETTINGS = frozenset({"help", "help_all", "version", "config_file", "no_config",
                           "show_settings"})
 REPLACED = frozenset({"arch"})
-CHECK_LEVELS = ("error", "warning")
 CHECK_LEVEL = "check-level"  # what a bare --check fails on (not an option of its own)
 COMMAND_LINE = "command line"
 DEFAULT = "default"

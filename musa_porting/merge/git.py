@@ -13,19 +13,12 @@ import os
 import shutil
 import subprocess
 
-from ..safe_git import run_git
+from ..safe_git import run_git, work_tree_root
 
 
 def in_repository(folder: str) -> bool:
     """Whether ``folder`` or one above it holds a ``.git`` (a folder or a file)."""
-    path = os.path.abspath(folder)
-    while True:
-        if os.path.lexists(os.path.join(path, ".git")):
-            return True
-        up = os.path.dirname(path)
-        if up == path:
-            return False
-        path = up
+    return work_tree_root(os.path.abspath(folder)) is not None
 
 
 def git(folder: str, *args: str, ok: tuple[int, ...] = (0,), timeout: float = 600,

@@ -10,6 +10,7 @@ commit; a run that fails before its commit removes its folder again (``discard``
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import time
@@ -25,11 +26,9 @@ class KeptFiles:
     def __init__(self, outdir: OutDir):
         self.outdir = outdir
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        names = set()
-        try:
+        names: set[str] = set()
+        with contextlib.suppress(OSError):  # no kept folder yet: no names taken
             names = set(outdir.names(KEPT_DIR))
-        except OSError:
-            pass
         n, self.folder = 1, f"{KEPT_DIR}/{stamp}"
         while posixpath.basename(self.folder) in names:
             n += 1
@@ -66,7 +65,5 @@ class KeptFiles:
     def discard(self) -> None:
         """The run failed before its commit: nothing was replaced, nothing to keep."""
         if self.outdir.is_dir(self.folder):
-            try:
+            with contextlib.suppress(OSError):  # best effort: the run is failing anyway
                 self.outdir.rmtree(self.folder)
-            except OSError:
-                pass

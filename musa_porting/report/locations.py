@@ -8,19 +8,15 @@ from __future__ import annotations
 import os
 import posixpath
 
+from ..safe_git import work_tree_root
+
 
 def repository_root(path: str) -> str | None:
     """The root of the git work tree holding ``path`` (a real path), or None."""
     folder = os.path.realpath(path)
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    return work_tree_root(folder)
 
 
 def relative_to(root: str, folder: str, rel: str) -> str | None:
