@@ -125,7 +125,10 @@ def macro_spans(data: bytes) -> list[tuple[int, int]]:
                 end = len(data)
                 break
             end = nl + 1
-            if not data[:nl].rstrip(b"\r").endswith(b"\\"):
+            last = nl
+            while last and data[last - 1] == 0x0D:  # before a CRLF's CR
+                last -= 1
+            if not last or data[last - 1] != 0x5C:  # the line does not end in a backslash
                 break
         if data.count(b"\n", m.start(), end) > 1:
             out.append((m.start(), end))

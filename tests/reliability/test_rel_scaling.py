@@ -117,6 +117,21 @@ def test_project_symbol_findings_are_placed_in_linear_time():
     assert growth(place, make, 1_000, 8_000) < linear(1_000, 8_000)
 
 
+def test_a_header_of_many_multi_line_macros_costs_linear_time():
+    """A header of thousands of multi-line #defines (CCCL's and CUTLASS's have them) with
+    a finding in it: where each macro ends was read off a copy of the file up to each of
+    its lines, so 16,000 macros took 0.7 s against 0.18 s for 8,000."""
+    def make(n: int) -> bytes:
+        macros = b"".join(b"#define M%d(x) \\\n  do { x += %d; \\\n  } while (0)\n" % (i, i)
+                          for i in range(n))
+        return macros + b'__global__ void k() { asm("bar.sync 0;"); }\n'
+
+    def find(src: bytes) -> None:
+        assert [h.id for h in find_hazards(src)] == ["MP2001"]
+
+    assert growth(find, make, 1_000, 8_000) < linear(1_000, 8_000)
+
+
 def test_includes_found_anywhere_in_the_tree_cost_linear_time():
     """Thousands of folders, each with a source that includes "sub/common.h", which
     is not beside it, and a common.h of its own: each folder's include was checked
