@@ -17,23 +17,33 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ..port.engine import Edit
 from ..port.lines import Lines
 from ..rules.project import ProjectPlan
 from .checks import Diagnostic
+from .literals import occurrences
 from .offsets import EditMap
 
 BUILD_MACRO = "build macro"  # analyze.build_symbols.KIND
-_WORDS = r"(?:CUDA|MUSA|CUDNN|MUDNN|NCCL|MCCL|CUBLAS\w*|MUBLAS\w*|CUPTI|MUPTI|NVTX|MTTX)"
-_ENABLE = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:WITH|USE|ENABLE|HAVE|HAS|BUILD)_{_WORDS}(?:_[A-Z0-9]+)*|"
-                     r"(?:[A-Z][A-Z0-9]*_)*(?:CUDA|MUSA)_(?:ENABLED|ENABLE|SUPPORT|AVAILABLE|FOUND)")
+_VENDORS = ("CUDA", "MUSA", "CUDNN", "MUDNN", "NCCL", "MCCL", "CUBLAS", "MUBLAS", "CUPTI", "MUPTI",
+            "NVTX", "MTTX")
+_SWITCHES = ("WITH", "USE", "ENABLE", "HAVE", "HAS", "BUILD")
+_STATES = ("ENABLED", "ENABLE", "SUPPORT", "AVAILABLE", "FOUND")
+_WORDS = "(?:" + "|".join(w + (r"\w*" if w.endswith("BLAS") else "") for w in _VENDORS) + ")"
+_ENABLE = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:{'|'.join(_SWITCHES)})_{_WORDS}(?:_[A-Z0-9]+)*|"
+                     rf"(?:[A-Z][A-Z0-9]*_)*(?:CUDA|MUSA)_(?:{'|'.join(_STATES)})")
+# What every enable macro holds ("WITH_CUDA", "CUDA_FOUND"): only the lines that hold one
+# are read, found in the hazard checks' one pass over the file (``scan.hits``); a regex
+# over every condition of a file costs more than that whole pass.
+KEYS = tuple(sorted({f"{s}_{w}".encode() for s in _SWITCHES for w in _VENDORS}
+                    | {f"{w}_{s}".encode() for w in ("CUDA", "MUSA") for s in _STATES}))
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
-# A condition's first enable macro (a whole name), all of a file's found in C; the regex
-# starts at the "#" (a literal it skips to), not at "^" (tried at every byte).
+_BLANKS = re.compile(rb"[ \t]*")
+# A condition's first enable macro (a whole name), from the condition's "#".
 _GATE = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*?(?<![A-Za-z0-9_])("
                    + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])")
 _WORD_BYTES = {bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"}
@@ -45,17 +55,21 @@ def _is_enable(name: str) -> bool:
 
 
 def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
-                  plan: ProjectPlan | None) -> list[Diagnostic]:
+                  plan: ProjectPlan | None,
+                  hits: Mapping[bytes, Sequence[int]] | None = None) -> list[Diagnostic]:
     """The first gate of ``out`` (the ported text of ``src``) on an enable macro, with
-    the file's other gates in its message; none when it has no such gate."""
-    if b"#" not in out:  # (the gate regex skips from one "#" to the next)
+    the file's other gates in its message; none when it has no such gate. ``hits`` are
+    where ``KEYS`` occur in ``out``, when a scan of the file has found them."""
+    if b"#" not in out:  # no directive, no gate
         return []
     edit_list = edits.edits if isinstance(edits, EditMap) else edits
     renamed = [i for i, e in enumerate(edit_list) if _is_enable(e.old)]
     first: dict[int, int] = {}  # a condition's line start -> its first enable macro
-    for m in _GATE.finditer(out):
-        bol = out.rfind(b"\n", 0, m.start()) + 1
-        if not out[bol:m.start()].strip(b" \t"):  # a directive: only blanks before its "#"
+    if hits is None:
+        hits = occurrences(KEYS, out)
+    for bol in sorted({out.rfind(b"\n", 0, at) + 1 for k in KEYS for at in hits.get(k, ())}):
+        m = _GATE.match(out, _BLANKS.match(out, bol).end())  # a directive, its "#" first
+        if m is not None:
             first[bol] = m.start(1)
     emap: EditMap | None = None
     if renamed:  # names a rule renamed from an enable macro count where they stand

@@ -16,12 +16,13 @@ from itertools import islice
 from ..port.cxx import lexer
 from ..port.engine import Edit
 from ..port.lines import Lines
-from ..rules.project import KEPT_LIBRARY_NAME
+from ..rules.project import KEPT_LIBRARY_NAME, ProjectPlan
 from . import no_counterpart
 from .arches import Target
 from .checks import Diagnostic
+from .enable_macros import gate_findings
 from .features import unported_note
-from .hazards import find_hazards
+from .hazards import new_scan, scan_hazards
 from .include_findings import include_findings
 from .offsets import EditMap
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
@@ -48,6 +49,8 @@ def find_diagnostics(
     target: Target | None = None,
     rel: str = "",
     defined: frozenset[str] = frozenset(),
+    plan: ProjectPlan | None = None,
+    gates: bool = False,
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
@@ -57,15 +60,17 @@ def find_diagnostics(
     ``limit`` findings (in file order) are built; the rest are counted per ID into
     ``dropped``. ``target`` (the run's arches) and ``rel`` (the file's path, which says
     whether it is a host source) and ``defined`` (the names the tree defines) are for the
-    hazards.
+    hazards. With ``gates``, the first enable-macro gate (MP1011, ``enable_macros``; ``plan``
+    says which macros the port renamed) comes too, found in the hazards' pass over ``out``.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)
     emap = EditMap(edits)  # to map findings back to the source
     to_src, to_out = emap.to_src, emap.to_out
-    found_hazards = find_hazards(out, emap, target, rel,
-                                 lambda: [(to_out(s), to_out(e)) for s, e, _ in lexed.typed],
-                                 defined)
+    scan = new_scan(out, emap, target, rel,
+                    lambda: [(to_out(s), to_out(e)) for s, e, _ in lexed.typed], defined)
+    found_hazards = scan_hazards(scan)
+    gated = gate_findings(src, out, emap, plan, scan.hits) if gates else []
     protected = lexed.markers  # never edited: the same in the source and the output
     all_includes = lexer.includes(out) if b"#" in out else []
 
@@ -83,7 +88,7 @@ def find_diagnostics(
     other_includes = list(include_findings(all_includes, emap,
                                            lambda inc: inc.start in bad or ours(inc)))
     if not residuals and not found_hazards and not bad_includes and not other_includes:
-        return []
+        return gated
 
     # Not code, in the source: comments, strings, protected regions, and include
     # targets (an include is judged as a whole, by MP1003).
@@ -130,7 +135,7 @@ def find_diagnostics(
                    for h in found_hazards if not in_noncode(h.start)]
     # What a hazard adds to its place: the lines it runs over, a level below its check's.
     extra = {(h.start, h.id): (out.count(b"\n", h.start, max(h.end, h.stop)), h.level)
-             for h in found_hazards if h.level or b"\n" in out[h.start:max(h.end, h.stop)]}
+             for h in found_hazards if h.level or out.find(b"\n", h.start, max(h.end, h.stop)) >= 0}
     # (offset, id, text, message), in file order: streamed, so that ``limit`` bounds memory.
     stream = heapq.merge(sorted(includes_raw), residuals_raw(), sorted(hazards_raw),
                          key=lambda r: r[0])
@@ -139,7 +144,7 @@ def find_diagnostics(
         for r in stream:
             dropped[r[1]] = dropped.get(r[1], 0) + 1
     if not raw:
-        return []
+        return gated
     out_lc = line_cols(out, [r[0] for r in raw])
     src_off = {r[0]: to_src(r[0]) for r in raw}
     src_lc = line_cols(src, list(src_off.values())) if edits else None
@@ -150,6 +155,7 @@ def find_diagnostics(
         more, level = extra.get((off, check_id), (0, ""))
         found.append(Diagnostic(check_id, text, line, col, sline, scol, message,
                                 line + more if more else 0, level))
+    found += gated
     found.sort(key=lambda d: (d.line, d.column, d.id))
     return found
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..port.cxx import lexer
 from ..port.engine import Edit
-from . import blocks, device_names, fp64, ptx, shared_memory, versions, warp
+from . import blocks, device_names, enable_macros, fp64, ptx, shared_memory, versions, warp
 from .arches import Target
 from .blocks import block_size
 from .catalogue import DEVICE_IDS
@@ -37,9 +37,10 @@ CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
     ptx_hazards, version_hazards, name_hazards, feature_hazards, renamed_hazards,
     shared_memory.shared_memory, fp64_hazards)
 WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
-# The words the checks look for, found in one pass over each file (scan.hits).
+# The words the checks look for, found in one pass over each file (scan.hits); the
+# enable-macro gates' too (``find_diagnostics`` reads them off the same pass).
 KEYS = tuple(sorted({*ptx.KEYS, *warp.KEYS, *blocks.KEYS, *versions.KEYS, *device_names.KEYS,
-                     *shared_memory.KEYS, *fp64.KEYS, *PLATFORM_KEYS}))
+                     *shared_memory.KEYS, *fp64.KEYS, *PLATFORM_KEYS, *enable_macros.KEYS}))
 
 
 def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Target | None = None,
@@ -49,9 +50,22 @@ def find_hazards(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Targe
     names the port renamed; ``defined``, which names the tree defines), in file order.
     ``noncode`` gives the spans of ``out``'s comments and strings when the caller knows
     them."""
+    return scan_hazards(new_scan(out, edits, target, rel, noncode, defined))
+
+
+def new_scan(out: bytes, edits: Sequence[Edit] | EditMap = (), target: Target | None = None,
+             rel: str = "", noncode: Callable[[], Iterable[tuple[int, int]]] | None = None,
+             defined: frozenset[str] = frozenset()) -> Scan:
+    """The scan of ``out`` the checks share (``find_hazards`` says what the arguments are)."""
     emap = edits if isinstance(edits, EditMap) else EditMap(edits)
     scan = Scan(out, target or Target(), emap, rel, noncode, KEYS)
     scan.defined = defined
+    return scan
+
+
+def scan_hazards(scan: Scan) -> list[Hazard]:
+    """Every hazard of a scanned file, in file order."""
+    out, rel = scan.out, scan.rel
     checks = CHECKS + (WARP_CHECKS if scan.target.wide_warps else ())
     found = [h for check in checks for h in check(scan)]
     if not found:

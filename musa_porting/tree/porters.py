@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
-from ..analyze.enable_macros import gate_findings
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
 from ..analyze.notes import summarised
 from ..analyze.project_findings import arch_findings, project_findings, unattested_findings
@@ -50,8 +49,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
                               lambda t: resolver.resolve(rel, t) is not None)
         found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
                                  MAX_PER_FILE, dropped, Target(tuple(ctx.opts.arch)), rel,
-                                 ctx.defined)
-        found += gate_findings(data, ported.data, ported.edits, rules.project)
+                                 ctx.defined, rules.project, gates=True)
     found += project_findings(rel, rules.project, ported.edits)
     if rules.strings is not None:
         found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)

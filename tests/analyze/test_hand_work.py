@@ -88,6 +88,15 @@ def test_enable_macros_are_reported_once_per_file(port):
     assert "WITH_MUSA" in message and "setup.py" in message and "WITH_CUDA" in message
 
 
+def test_a_gate_no_build_defines_is_found_where_it_stands(port):
+    """An indented gate further down, on a macro no build file defines: found at its
+    line (not at a #define or a comment that spell the same words), and the message
+    says the MUSA build must define it."""
+    assert port.found("enable_macros/csrc/backend.cpp") == {("MP1011", 10)}
+    message = port.messages("enable_macros/csrc/backend.cpp", "MP1011")[0]
+    assert "MYLIB_ENABLE_CUDA" in message and "no build file" in message
+
+
 def test_include_reshuffles(port):
     assert port.found("includes/kernels.cu") == {("MP1013", n) for n in (3, 4, 5, 6, 7)}
     pipeline = port.messages("includes/kernels.cu", "MP1013")[0]
