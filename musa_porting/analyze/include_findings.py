@@ -17,6 +17,7 @@ code (``<nvml.h>``).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
 from ..port.cxx.lexer import Include
@@ -43,19 +44,20 @@ _INSTEAD = ("include the MUSA header that declares what the file uses, drop the 
 def include_findings(includes: Sequence[Include], emap: EditMap,
                      skip: Callable[[Include], bool]) -> Iterator[tuple[int, str, str, str]]:
     """(offset, ID, text, message) of each include (in the ported text) that needs a
-    person: ``skip`` says which to leave (protected, a file of the tree, MP1003's)."""
-    unknown = None  # built for the first include that needs it
+    person: ``skip`` says which to leave (protected, a file of the tree, MP1003's). It is
+    asked only of an include that would be reported: it resolves the target in the tree,
+    and a file's includes are mostly fine."""
     for inc in includes:
-        if skip(inc):
-            continue
-        if unknown is None:
-            unknown = _unknown_headers(emap)
         target = inc.target
         gone = no_counterpart.header(target)
+        rule = _unknown_header(emap, inc.start - 1) if gone is None else None
+        if gone is None and rule is None and _ANY_NO_TWIN.match(target) is None:
+            continue
+        if skip(inc):
+            continue
         if gone is not None:
             yield inc.start, "MP2109", target, gone
             continue
-        rule = unknown.get(inc.start - 1)
         if rule is not None:
             old, origin = rule
             whence = ("the vendor's tables name it, but no MUSA source is known to include it"
@@ -65,20 +67,22 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
                    f"'{target}' (was '{old}') is a MUSA header not confirmed ({whence}): only "
                    f"some MUSA toolkits may ship it; {_INSTEAD}")
             continue
-        if _ANY_NO_TWIN.search(target) is None:
-            continue
         for pattern, what in _NO_TWIN:
             if pattern.search(target):
                 yield inc.start, "MP1013", target, f"'{target}' is {what}: {_INSTEAD}"
                 break
 
 
-def _unknown_headers(emap: EditMap) -> dict[int, tuple[str, str]]:
-    """Where (in the ported text) a header rule of status ``unknown`` wrote its value:
-    the old header and where the rule comes from."""
-    out = {}
-    for i, e in enumerate(emap.edits):
+def _unknown_header(emap: EditMap, at: int) -> tuple[str, str] | None:
+    """The old header and the rule's origin, when a header rule of status ``unknown``
+    wrote its value at ``at`` (in the ported text)."""
+    starts = emap.out_starts
+    i = bisect_left(starts, at)
+    found = None
+    while i < len(starts) and starts[i] == at:
+        e = emap.edits[i]
         rule = e.rule
         if rule is not None and getattr(rule, "status", "") == "unknown" and e.old[:1] in "<\"":
-            out[emap.out_starts[i]] = (e.old.strip('<>"'), rule.origin)
-    return out
+            found = (e.old.strip('<>"'), rule.origin)
+        i += 1
+    return found

@@ -81,13 +81,24 @@ def ptx_hazards(scan: Scan) -> Iterator[Hazard]:
 # What an asm statement's parentheses hold: strings and comments (whose brackets do not
 # count), and the parentheses.
 _TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/|[()]', re.S)
+# The same statement matched whole in C when its parentheses nest three deep at most (all
+# but a few): runs of plain bytes, strings, comments, a lone quote or slash, inner
+# parentheses. Possessive, so that a statement that does not close fails in one pass.
+_PLAIN = rb'[^()"\'/]++|"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\'|//[^\n]*+|/\*.*?\*/|["\'/]'
+_NESTED = rb"\((?:" + _PLAIN + rb")*+\)"
+for _depth in range(2):
+    _NESTED = rb"\((?:" + _PLAIN + rb"|" + _NESTED + rb")*+\)"
+_STATEMENT = re.compile(_NESTED, re.S)
 
 
 def _closing(data: bytes, pos: int) -> int:
     """The offset after the parenthesis that closes the one before ``pos`` (0 if none):
     the statement's tokens only, not a code view of the whole file (most files with
     asm have hundreds of statements and no other check that needs the view)."""
-    depth = 1
+    m = _STATEMENT.match(data, pos - 1)
+    if m is not None:
+        return m.end()
+    depth = 1  # nested deeper, or not closed: token by token
     for t in _TOKEN.finditer(data, pos):
         c = data[t.start()]
         if c == 0x28:

@@ -26,6 +26,7 @@ FAMILIES = frozenset(("pytorch", "fp16_bf16", "cublas", "runtime", "nccl"))
 _GEMM_EX = re.compile(r"^cublas\w*[Gg]emm\w*Ex(?:_64)?$")
 _LT_MATMUL = re.compile(r"^cublasLtMatmul$")
 _BLAS_NAME = re.compile(r"^(?:cublas|CUBLAS|CUDA_[RC]_)")
+_BLAS_PREFIXES = ("cublas", "CUBLAS", "CUDA_")  # what the three above start with
 _ENUM = re.compile(r"^(?:MUSA_[RC]_\w+|MUBLAS_COMPUTE_\w+|MUBLAS_GEMM_\w+)$")
 _TYPED = "mublasSgemm, mublasDgemm, mublasCgemm, mublasZgemm and their StridedBatched forms"
 _MCCL_USED = ("mcclCommInitRank, mcclCommAbort, mcclGroupStart/mcclGroupEnd, mcclAllReduce, "
@@ -71,6 +72,8 @@ def renamed_hazards(scan: Scan) -> Iterator[Hazard]:
                              f"torch_musa's sources use ({_MCCL_USED}): MCCL may lack it or "
                              "its options; use those calls, or guard it with MCCL_MAJOR/"
                              "MCCL_MINOR", device=False)
+        elif not e.old.startswith(_BLAS_PREFIXES):  # (most edits: read no further)
+            continue
         elif _GEMM_EX.match(e.old) or _LT_MATMUL.match(e.old):
             yield _blas_call(scan, e.old, e.new, start, end)
         elif _BLAS_NAME.match(e.old) and rule.origin != VENDOR and rule.status != "unsupported":

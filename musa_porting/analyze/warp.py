@@ -55,9 +55,9 @@ _LANE_OF_WARPSIZE = re.compile(rb"([A-Za-z_]\w*)\s*=\s*[^;=]*?"
                                rb"(?:%\s*warpSize\b|&\s*\(\s*warpSize\s*-\s*1\s*\))")
 _SHARED_32 = re.compile(rb"__shared__[^;]*?\b([A-Za-z_]\w*)\s*\[\s*(?:32|WARP_SIZE|kWarpSize)\s*\]\s*;")
 SHIFT_KEYS = (b">>5", b">> 5", b">>=5", b">>= 5")
-KEYS = (b"ffffffff", b"FFFFFFFF", b"31", b"0x1f", b"0x1F", *SHIFT_KEYS, b"32", b"__ballot",
-        b"__activemask", b"__match_any_sync", b"__match_all_sync", b"__shfl", b"tiled_partition",
-        b"thread_block_tile", b"warpSize")
+_BALLOT_KEYS = (b"__ballot", b"__activemask", b"__match_any_sync", b"__match_all_sync")
+KEYS = (b"ffffffff", b"FFFFFFFF", b"31", b"0x1f", b"0x1F", *SHIFT_KEYS, b"32", *_BALLOT_KEYS,
+        b"__shfl", b"tiled_partition", b"thread_block_tile", b"warpSize")
 IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 IDENT_OR_DOT = IDENT | {ord(".")}
 NOTE = "note"
@@ -216,11 +216,13 @@ def _ballots(scan: Scan, lanes: Lanes) -> Iterator[Hazard]:
     ``__popc``/``__ffs``, also behind a wrapper of the file (a function that returns it
     in 32 bits, like PyTorch's ``WARP_BALLOT``, or a macro or function whose result a
     caller keeps in 32 bits): a 128-lane warp's mask does not fit."""
+    if not scan.has(*_BALLOT_KEYS):  # (a wrapper's body holds one too)
+        return
     data = scan.out
     lines = Lines(data)
     wrappers: set[bytes] = {m.group(1) for m in _BALLOT_MACRO.finditer(data)}
     calls = []
-    for at in scan.at(b"__ballot", b"__activemask", b"__match_any_sync", b"__match_all_sync"):
+    for at in scan.at(*_BALLOT_KEYS):
         m = _BALLOT.match(data, at)
         if m is None:
             continue

@@ -48,3 +48,25 @@ def test_a_ten_line_asm_statement_carries_its_end_line(tmp_path):
     assert "endColumn" not in regions[0]  # to the end of line 11
     assert (regions[1]["startLine"], regions[1]["endLine"]) == (14, 14)
     assert regions[1]["endColumn"] > regions[1]["startColumn"]
+
+
+# Operands nested six parentheses deep, a ")" in a string, a comment and a character,
+# then a statement that never closes (cut off by a bad edit): each ends where it ends.
+TANGLED = """\
+__device__ void g(unsigned* p, int i) {
+  asm volatile("st.global.u32 [%0], %1; // )\\n"
+               :
+               : "l"(p + f(g(h(k(i))))),  /* ) */
+                 "r"(')'));
+  asm volatile("bar.sync 0;"
+}
+"""
+
+
+def test_an_asm_statement_ends_at_its_own_closing_parenthesis(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "tangled.cu").write_text(TANGLED)
+    r = port_tree(PortOptions(src=str(src), output=str(tmp_path / "out"), jobs=1))
+    found = [d for d in report_dict(r)["diagnostics"] if d["id"] == "MP2001"]
+    assert [(d["line"], d["end_line"]) for d in found] == [(2, 5), (6, 6)]
