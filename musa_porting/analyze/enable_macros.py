@@ -40,6 +40,7 @@ _ENABLE = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:{'|'.join(_SWITCHES)})_{_WORDS}(?
 # over every condition of a file costs more than that whole pass.
 KEYS = tuple(sorted({f"{s}_{w}".encode() for s in _SWITCHES for w in _VENDORS}
                     | {f"{w}_{s}".encode() for w in ("CUDA", "MUSA") for s in _STATES}))
+_KEY_SET = frozenset(KEYS)
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _BLANKS = re.compile(rb"[ \t]*")
@@ -67,7 +68,8 @@ def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
     first: dict[int, int] = {}  # a condition's line start -> its first enable macro
     if hits is None:
         hits = occurrences(KEYS, out)
-    for bol in sorted({out.rfind(b"\n", 0, at) + 1 for k in KEYS for at in hits.get(k, ())}):
+    for bol in sorted({out.rfind(b"\n", 0, at) + 1  # (a file's hits, not the 82 keys, looped)
+                       for k, ats in hits.items() if k in _KEY_SET for at in ats}):
         m = _GATE.match(out, _BLANKS.match(out, bol).end())  # a directive, its "#" first
         if m is not None:
             first[bol] = m.start(1)
