@@ -10,6 +10,7 @@ quantization kernels (``cvt.rn.f16x2.f32``, ``prmt.b32``, ``lop3.b32``).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 
 from .scan import Hazard, Scan
@@ -83,19 +84,20 @@ def ptx_hazards(scan: Scan) -> Iterator[Hazard]:
 _TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/|[()]', re.S)
 # The same statement matched whole in C when its parentheses nest three deep at most (all
 # but a few): runs of plain bytes, strings, comments, a lone quote or slash, inner
-# parentheses. Possessive, so that a statement that does not close fails in one pass.
+# parentheses. Possessive, so that a statement that does not close fails in one pass:
+# Python 3.11's re has possessive quantifiers; on 3.10 the token loop does it all.
 _PLAIN = rb'[^()"\'/]++|"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\'|//[^\n]*+|/\*.*?\*/|["\'/]'
 _NESTED = rb"\((?:" + _PLAIN + rb")*+\)"
 for _depth in range(2):
     _NESTED = rb"\((?:" + _PLAIN + rb"|" + _NESTED + rb")*+\)"
-_STATEMENT = re.compile(_NESTED, re.S)
+_STATEMENT = re.compile(_NESTED, re.S) if sys.version_info >= (3, 11) else None
 
 
 def _closing(data: bytes, pos: int) -> int:
     """The offset after the parenthesis that closes the one before ``pos`` (0 if none):
     the statement's tokens only, not a code view of the whole file (most files with
     asm have hundreds of statements and no other check that needs the view)."""
-    m = _STATEMENT.match(data, pos - 1)
+    m = _STATEMENT.match(data, pos - 1) if _STATEMENT is not None else None
     if m is not None:
         return m.end()
     depth = 1  # nested deeper, or not closed: token by token

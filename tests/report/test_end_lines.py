@@ -70,3 +70,20 @@ def test_an_asm_statement_ends_at_its_own_closing_parenthesis(tmp_path):
     r = port_tree(PortOptions(src=str(src), output=str(tmp_path / "out"), jobs=1))
     found = [d for d in report_dict(r)["diagnostics"] if d["id"] == "MP2001"]
     assert [(d["line"], d["end_line"]) for d in found] == [(2, 5), (6, 6)]
+
+
+def test_the_token_loop_alone_gives_the_same_end_lines(tmp_path, monkeypatch):
+    """Python 3.10's re has no possessive quantifiers: there the token loop finds every
+    statement's end, and finds the same ones."""
+    from musa_porting.analyze import ptx
+
+    monkeypatch.setattr(ptx, "_STATEMENT", None)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "dequant.cu").write_text(KERNEL)
+    (src / "tangled.cu").write_text(TANGLED)
+    r = port_tree(PortOptions(src=str(src), output=str(tmp_path / "out"), jobs=1))
+    found = [(d["file"], d["line"], d["end_line"]) for d in report_dict(r)["diagnostics"]
+             if d["id"] == "MP2001"]
+    assert sorted(found) == [("dequant.mu", 2, 11), ("dequant.mu", 14, 14), ("dequant.mu", 15, 15),
+                             ("tangled.mu", 2, 5), ("tangled.mu", 6, 6)]
