@@ -43,9 +43,8 @@ KEYS = tuple(sorted({f"{s}_{w}".encode() for s in _SWITCHES for w in _VENDORS}
 _KEY_SET = frozenset(KEYS)
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*", re.M)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
-_BLANKS = re.compile(rb"[ \t]*")
-# A condition's first enable macro (a whole name), from the condition's "#".
-_GATE = re.compile(rb"#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*?(?<![A-Za-z0-9_])("
+# A condition's first enable macro (a whole name), from the start of the condition's line.
+_GATE = re.compile(rb"[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*?(?<![A-Za-z0-9_])("
                    + _ENABLE.pattern.encode() + rb")(?![A-Za-z0-9_])")
 _WORD_BYTES = {bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"}
 
@@ -70,7 +69,7 @@ def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
         hits = occurrences(KEYS, out)
     for bol in sorted({out.rfind(b"\n", 0, at) + 1  # (a file's hits, not the 82 keys, looped)
                        for k, ats in hits.items() if k in _KEY_SET for at in ats}):
-        m = _GATE.match(out, _BLANKS.match(out, bol).end())  # a directive, its "#" first
+        m = _GATE.match(out, bol)  # a directive: only blanks before its "#"
         if m is not None:
             first[bol] = m.start(1)
     emap: EditMap | None = None

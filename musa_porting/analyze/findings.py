@@ -50,7 +50,6 @@ def find_diagnostics(
     rel: str = "",
     defined: frozenset[str] = frozenset(),
     plan: ProjectPlan | None = None,
-    gates: bool = False,
 ) -> list[Diagnostic]:
     """Residuals and hazards in ``out`` (the ported bytes of ``src``).
 
@@ -60,8 +59,8 @@ def find_diagnostics(
     ``limit`` findings (in file order) are built; the rest are counted per ID into
     ``dropped``. ``target`` (the run's arches) and ``rel`` (the file's path, which says
     whether it is a host source) and ``defined`` (the names the tree defines) are for the
-    hazards. With ``gates``, the first enable-macro gate (MP1011, ``enable_macros``; ``plan``
-    says which macros the port renamed) comes too, found in the hazards' pass over ``out``.
+    hazards. The first enable-macro gate (MP1011, ``enable_macros``; ``plan`` says which
+    macros the port renamed) comes too, found in the hazards' pass over ``out``.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)
@@ -70,7 +69,7 @@ def find_diagnostics(
     scan = new_scan(out, emap, target, rel,
                     lambda: [(to_out(s), to_out(e)) for s, e, _ in lexed.typed], defined)
     found_hazards = scan_hazards(scan)
-    gated = gate_findings(src, out, emap, plan, scan.hits) if gates else []
+    gated = gate_findings(src, out, emap, plan, scan.hits)
     protected = lexed.markers  # never edited: the same in the source and the output
     all_includes = lexer.includes(out) if b"#" in out else []
 

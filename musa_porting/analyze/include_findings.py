@@ -17,7 +17,6 @@ code (``<nvml.h>``).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
 from ..port.cxx.lexer import Include
@@ -76,13 +75,8 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
 def _unknown_header(emap: EditMap, at: int) -> tuple[str, str] | None:
     """The old header and the rule's origin, when a header rule of status ``unknown``
     wrote its value at ``at`` (in the ported text)."""
-    starts = emap.out_starts
-    i = bisect_left(starts, at)
-    found = None
-    while i < len(starts) and starts[i] == at:
-        e = emap.edits[i]
-        rule = e.rule
-        if rule is not None and getattr(rule, "status", "") == "unknown" and e.old[:1] in "<\"":
-            found = (e.old.strip('<>"'), rule.origin)
-        i += 1
-    return found
+    e = emap.edit_at(at)
+    rule = e.rule if e is not None else None
+    if rule is not None and getattr(rule, "status", "") == "unknown" and e.old[:1] in "<\"":
+        return e.old.strip('<>"'), rule.origin
+    return None

@@ -25,7 +25,8 @@ _FAMILIES = (
      "GPUDirect RDMA's kernel interface", "register the memory through MCCL, or stage it in "
      "host memory"),
 )
-_HEADERS = re.compile(r"(?:^|/)(?:nvshmem\w*\.h|nvshmemx\w*\.h|cufile\.h|nv-p2p\.h)$")
+_HEADER_WORDS = ("nvshmem", "cufile", "nv-p2p")  # nvshmem.h, nvshmemx.h, cufile.h, nv-p2p.h
+_HEADERS = re.compile(r"(?:^|/)(?:nvshmem\w*|cufile|nv-p2p)\.h$")
 _HINT = re.compile(r"nvshmem|NVSHMEM|ibgda|IBGDA|cuFile|CUfile|CU_FILE_|nvidia_p2p_")
 
 
@@ -46,8 +47,7 @@ def message(name: str, found: tuple[str, str]) -> str:
 
 def header(target: str) -> str | None:
     """The message for an include of such a family's header, if it is one."""
-    if "nvshmem" not in target and "cufile" not in target and "nv-p2p" not in target \
-            or _HEADERS.search(target) is None:  # (asked of every include of every file)
-        return None
+    if not any(w in target for w in _HEADER_WORDS) or _HEADERS.search(target) is None:
+        return None  # (asked of every include of every file: the words first)
     fam, instead = family(target.rsplit("/", 1)[-1].replace(".h", "")) or ("NVSHMEM", "")
     return f"#include of '{target}', a header of {fam}, which MUSA has no counterpart for: {instead}"

@@ -49,7 +49,7 @@ def port_cxx(data: bytes, ctx: FileContext) -> Ported:
                               lambda t: resolver.resolve(rel, t) is not None)
         found = find_diagnostics(data, ported.data, ported.edits, knowledge, ported.lexed,
                                  MAX_PER_FILE, dropped, Target(tuple(ctx.opts.arch)), rel,
-                                 ctx.defined, rules.project, gates=True)
+                                 ctx.defined, rules.project)
     found += project_findings(rel, rules.project, ported.edits)
     if rules.strings is not None:
         found += string_findings(ported.data, rules.strings, rules.knowledge.keep, ported.edits)
