@@ -85,8 +85,8 @@ def _symbols_ok(sym: Any) -> bool:
 
 def indexed(symbols: dict | None) -> bool:
     """A manifest's index entry is complete: written by a musa-port that also looked
-    for the names a file exports to Python."""
-    return symbols is not None and "exported" in symbols
+    for the names a file exports to Python, in every form it knows (``exports``)."""
+    return symbols is not None and "exports" in symbols
 
 
 def project_ok(plan: Any) -> bool:
