@@ -58,10 +58,7 @@ _PYINIT = re.compile(rb"\bPyInit_(" + _NAME.replace(b"[A-Za-z_]", b"[A-Za-z0-9_]
 _REGISTERED = "RegisterOperators .op"
 OP_NAMESPACE = "op namespace"
 MODULE_INIT = "PyInit (module init)"
-# How a binding names an op Python reaches as torch.ops.ns.name (a TORCH_LIBRARY's
-# m.def("name", &fn) is pybind11's form too: both), and how it names a module.
-_OP_HOWS = frozenset({"op schema .def", ".def", ".impl", _REGISTERED, OP_NAMESPACE,
-                      "TORCH_SELECTIVE_SCHEMA"})
+# How a binding names an extension module.
 _MODULE_HOWS = frozenset({"PYBIND11_MODULE", "TORCH_EXTENSION_NAME", MODULE_INIT})
 # Dispatch keys and such, which stand where a bound function may: never a function.
 _NOT_FUNCTION = re.compile(rb"(?:^|::)(?:k[A-Z]\w*|[A-Z][A-Za-z0-9]*|DispatchKey|py|torch)$")
@@ -214,14 +211,19 @@ def scan(data: bytes) -> list[Export]:
     return out
 
 
-def is_op(how: str) -> bool:
-    """A binding Python reaches through ``torch.ops`` (an op, or its namespace)."""
-    return how in _OP_HOWS or how.startswith("TORCH_LIBRARY")
-
-
 def module_name(name: str, how: str) -> str | None:
     """The extension module a binding names (``PyInit__ext_cuda`` names ``_ext_cuda``),
     or None when the binding is not a module's."""
     if how not in _MODULE_HOWS:
         return None
     return name[len("PyInit_"):] if how == MODULE_INIT else name
+
+
+def exported_renames(plan) -> dict[str, str]:
+    """The names exported to Python that a project plan renames all the same
+    (``--rename-exported``; a module whose build is ported with it), old -> new: what
+    Python's ``torch.ops.ns.name`` follows. A C++ function the project-symbol pass
+    renames is not an op of that name, which may be another library's."""
+    if plan is None:
+        return {}
+    return {name: plan.renames[name].new for name in plan.exported if name in plan.renames}

@@ -7,7 +7,7 @@ rewriter: a port with no Python statement to rewrite never pays for it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...rules.vocabulary import Vocabulary
 
@@ -22,3 +22,5 @@ class RewriteContext:
     arches: tuple[str, ...] = ("mp_22",)  # --arch: what nvcc's arch flags become
     # The names that are torch.distributed in the file (dist), and Backend if imported.
     distributed: frozenset[str] = frozenset({"torch.distributed"})
+    # The ops and op namespaces the run renames: torch.ops.ns.name follows these only.
+    ops: Mapping[str, str] = field(default_factory=dict)

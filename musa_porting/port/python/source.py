@@ -66,6 +66,9 @@ class PythonRules:
     candidates: re.Pattern[bytes]
     fallback: Matcher
     arches: tuple[str, ...] = ("mp_22",)  # --arch
+    # The renames of a name under torch.ops, old -> new: the exported names the run
+    # renames (--rename-exported) and the user's rules (analyze/exported.exported_renames).
+    ops: Mapping[str, str] = field(default_factory=dict)
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -83,11 +86,15 @@ class PythonRules:
 
 
 def python_rules(renames: Mapping[str, str] | None = None,
-                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",)) -> PythonRules:
+                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
+                 ops: Mapping[str, str] | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
-    where the project-symbol renames of the C++ side reach Python."""
+    where the project-symbol renames of the C++ side reach Python. ``ops``: the renames
+    ``torch.ops.ns.name`` follows (the ops the run renames and the user's rules; None:
+    every rename of ``renames``, for a caller whose renames are all of those)."""
     renames = dict(renames or {})
+    ops = dict(renames if ops is None else ops)
     vocab = _vocabulary()
     code = list(_CODE)
     strings = list(_STRINGS)
@@ -96,11 +103,12 @@ def python_rules(renames: Mapping[str, str] | None = None,
     if words:  # an environment variable's name with a CUDA word in it (FORCE_CUDA)
         strings.append(rb"""['"][A-Z0-9_]*(?:""" + "|".join(words).encode() + rb""")[A-Z0-9_]*['"]""")
         anchors += [w.encode() for w in words]
-    if renames:
-        keys = "|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True)).encode()
+    if renames or ops:
+        keys = "|".join(re.escape(k) for k in sorted({*renames, *ops}, key=len,
+                                                      reverse=True)).encode()
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
         strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
-        anchors += [k.encode() for k in renames]
+        anchors += [k.encode() for k in {*renames, *ops}]
     if paths is not None and paths.trigger():
         strings.append(paths.trigger().encode())
         anchors += [a.encode() for a in paths.anchors()]
@@ -109,7 +117,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches))
+                       fallback_matcher(renames), tuple(arches), ops)
 
 
 @lru_cache(maxsize=1)
@@ -167,7 +175,8 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
                          cpp_extension=b"cpp_extension" in data,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
-                         arches=rules.arches, distributed=distributed_names(data))
+                         arches=rules.arches, distributed=distributed_names(data),
+                         ops=rules.ops)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []

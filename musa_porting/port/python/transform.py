@@ -41,6 +41,13 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def _under_torch_ops(base: str | None) -> bool:
+    """``base.attr`` names an op namespace (``torch.ops.ns``) or an op
+    (``torch.ops.ns.name``)."""
+    return base is not None and (base == "torch.ops" or base.startswith("torch.ops.")
+                                  and base.count(".") == 2)
+
+
 __all__ = ["Misplaced", "StatementRewriter", "dotted"]
 
 
@@ -164,6 +171,11 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         if base == "torch" and attr == "cuda":
             self._replace(attr_start, end, "musa", n.TORCH_CUDA)
             return
+        if _under_torch_ops(base):  # an op or its namespace: the ops' decision, only
+            new = self.ctx.ops.get(attr)
+            if new is not None:
+                self._replace(attr_start, end, new, n.rename_rule(attr, new))
+            return
         if base == "torch.cuda" and attr == "nccl":
             self._replace(attr_start, end, "mccl", n.NCCL_MODULE)
         elif base == "torch.cuda" and attr not in self.ctx.torch_musa_names:
@@ -216,9 +228,24 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         if isinstance(func, ast.Attribute) and func.attr == "cuda" and dotted(func.value) != "torch":
             end = self.span(func)[1]
             self._replace(end - 4, self._at(end - 4, "cuda"), "musa", n.CUDA_CALL)
+        if fname in ("getattr", "hasattr") and len(node.args) >= 2 \
+                and _under_torch_ops(dotted(node.args[0])):
+            self._op_string(node.args[1])  # getattr(torch.ops.ns, "name")
         if fname in _ENV_CALLS and args:
             first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
             self._env_string(first)
+
+    def _op_string(self, node: ast.AST) -> None:
+        """The name of an op or namespace in a string: the ops' decision, whatever
+        another rule made of the string."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found = self._pieces(node)
+            if len(found) == 1 and not found[0].is_fstring \
+                    and self._text(found[0].body_start, found[0].body_end) == node.value:
+                p = found[0]
+                new = self.ctx.ops.get(node.value, node.value)
+                rule = n.rename_rule(node.value, new)
+                self._piece(p, new, rule)  # the same text when kept: other edits undone
 
     # -- environment variables -------------------------------------------------------------
 
