@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..port.build.words import CODE, STRING
+from .module_names import cmake_modules, python_modules
 from .symbols import Definition, FileSymbols
 from .word_finder import WordFinder
 
@@ -147,6 +148,10 @@ def scan_build(data: bytes, kind: str, words: WordFinder, target: WordFinder) ->
     low = data.lower()
     if not (words.present(low) or target.present(low)):
         return result
+    if kind == "python":
+        result.modules = python_modules(data)
+    elif kind == "cmake":
+        result.modules = cmake_modules(data.decode("latin-1"))
     if kind != "cmake" and b"-d" not in low and (kind != "python" or b"macro" not in low):
         return result  # a -D flag, or a setup.py's define_macros
     text = data.decode("latin-1")

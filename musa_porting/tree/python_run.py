@@ -32,18 +32,20 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     from ..analyze.exported import exported_renames
     from ..port.python import PathMap, python_rules, tree_of_port
     from ..port.python.names import identifier_renames
+    from ..rules.modules import module_renames
 
     global _last
     if _last is not None and _last[0] is rules and _last[1] is out_rel_of and _last[2] is opts:
         return _last[3], _last[4]
     users = identifier_renames(rules.ruleset)
     renames = users
-    if rules.project is not None:
-        renames = {**{r.old: r.new for r in rules.project.renames.values()}, **users}
+    modules = module_renames(rules.project.modules) if rules.project is not None else {}
+    if rules.project is not None:  # the C++ names, and the extension modules they bind
+        renames = {**{r.old: r.new for r in rules.project.renames.values()}, **modules, **users}
     # Under torch.ops: the exported names the plan renames and the user's rules, not the
     # C++ functions the project-symbol pass renames (an op of that name may be another's).
     built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch),
-                         {**exported_renames(rules.project), **users})
+                         {**exported_renames(rules.project), **users}, modules)
     launch = launch_files(opts.src, opts.launch)
     _last = (rules, out_rel_of, opts, built, launch)
     return built, launch

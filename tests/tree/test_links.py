@@ -75,3 +75,75 @@ def test_torch_ops_follow_the_ops_not_a_cpp_function_of_the_same_name(tmp_path):
     _, out = port(src, tmp_path / "out")
     assert "int64_t fused_musa_sum(int64_t x)" in out["csrc/musa/scatter_musa.h"]
     assert "torch.ops.torch_cluster.fused_cuda_sum(x)" in out["spack/scatter.py"]
+
+
+# -- extension module names --------------------------------------------------------------
+
+def diagnostics(result, rel: str, id: str) -> list:
+    return [d for f in result.files if f.rel == rel for d in f.diagnostics if d.id == id]
+
+
+def test_module_names_follow_the_build_that_names_them_everywhere(tmp_path):
+    result, out = port(package(tmp_path), tmp_path / "out")
+    version, scatter = out["csrc/version.cpp"], out["csrc/scatter.cpp"]
+    assert "PyMODINIT_FUNC PyInit__version_musa(void)" in version
+    assert "PyMODINIT_FUNC PyInit__version_cpu(void)" in version
+    assert "PyMODINIT_FUNC PyInit__scatter_musa(void)" in scatter
+    setup = out["setup.py"]
+    assert "suffices = ['cpu', 'musa']" in setup and "if suffix == 'musa':" in setup
+    assert "Extension(f'spack._{name}_{suffix}', sources," in setup
+    init = out["spack/__init__.py"]
+    assert "f'{library}_musa', [osp.dirname(__file__)])" in init
+    assert "f'{library}_cpu', [osp.dirname(__file__)])" in init
+    # a message that spells the module is prose, not a loader
+    assert "Could not find module '{library}_cpu' in" in init
+    # another package's module, computed: not this tree's
+    assert "importlib.import_module(f'cupy_backends.cuda.{name}')" in out["spack/scatter.py"]
+    modules = {m.old: m for m in result.project.modules}
+    assert modules["_version_cuda"].new == "_version_musa"
+    assert "setup.py" in modules["_version_cuda"].reason
+
+
+def test_a_csrc_port_keeps_module_names_its_build_is_not_in_the_run(tmp_path):
+    result, out = port(package(tmp_path) / "csrc", tmp_path / "out")
+    assert "PyMODINIT_FUNC PyInit__version_cuda(void)" in out["version.cpp"]
+    assert "PyMODINIT_FUNC PyInit__scatter_cuda(void)" in out["scatter.cpp"]
+    assert "scatter_musa(src)" in out["scatter.cpp"]  # the tree's other names are renamed
+    (note,) = [d for d in diagnostics(result, "version.cpp", "MP1007") if d.text.startswith("PyInit")]
+    assert note.text == "PyInit__version_cuda" and note.src_line == 8
+    assert "no build file of this run names the module _version_cuda" in note.message
+    modules = {m.old: m for m in result.project.modules}
+    assert modules["_version_cuda"].new is None
+
+
+CMAKE_PACKAGE = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\nproject(fastops LANGUAGES CXX CUDA)\n"
+                      "find_package(pybind11 REQUIRED)\n"
+                      "pybind11_add_module(fastops_cuda src/bind.cpp src/kernels.cu)\n"
+                      "add_library(cuda_helpers STATIC src/helpers.cpp)\n",
+    "src/bind.cpp": "#include <pybind11/pybind11.h>\nvoid run_kernels();\n"
+                    "PYBIND11_MODULE(fastops_cuda, m) { m.def(\"run\", &run_kernels); }\n",
+    "src/kernels.cu": "__global__ void k() {}\nvoid run_kernels() { k<<<1, 1>>>(); }\n",
+    "src/helpers.cpp": "int helper() { return 0; }\n",
+    "fastops/__init__.py": "from . import fastops_cuda\n\n\ndef run():\n"
+                           "    return fastops_cuda.run()\n",
+    "fastops/lazy.py": "import importlib\n\n\ndef load_all():\n"
+                       "    return [importlib.import_module(f'fastops.fastops_{kind}')\n"
+                       "            for kind in ('cuda',)]\n\n\n"
+                       "def load(kind):\n"
+                       "    return importlib.import_module(f'fastops.fastops_{kind}')\n",
+}
+
+
+def test_a_cmake_build_names_its_pybind11_module_and_the_imports_follow(tmp_path):
+    from conftest import make_tree
+
+    src = make_tree(tmp_path / "fastops", CMAKE_PACKAGE)
+    _, out = port(src, tmp_path / "out")
+    assert "pybind11_add_module(fastops_musa src/bind.cpp src/kernels.mu)" in out["CMakeLists.txt"]
+    assert "PYBIND11_MODULE(fastops_musa, m)" in out["src/bind.cpp"]
+    assert out["fastops/__init__.py"].startswith("from . import fastops_musa as fastops_cuda\n")
+    assert "for kind in ('musa',)]" in out["fastops/lazy.py"]
+    # csrc alone (no build file in the run): the module keeps its name
+    _, alone = port(src / "src", tmp_path / "out_src")
+    assert "PYBIND11_MODULE(fastops_cuda, m)" in alone["bind.cpp"]

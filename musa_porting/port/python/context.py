@@ -24,3 +24,5 @@ class RewriteContext:
     distributed: frozenset[str] = frozenset({"torch.distributed"})
     # The ops and op namespaces the run renames: torch.ops.ns.name follows these only.
     ops: Mapping[str, str] = field(default_factory=dict)
+    # The extension modules the run renames (rules/modules.py): relative imports follow.
+    modules: Mapping[str, str] = field(default_factory=dict)

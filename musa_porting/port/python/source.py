@@ -69,6 +69,8 @@ class PythonRules:
     # The renames of a name under torch.ops, old -> new: the exported names the run
     # renames (--rename-exported) and the user's rules (analyze/exported.exported_renames).
     ops: Mapping[str, str] = field(default_factory=dict)
+    # The extension modules the run renames with their build (rules/modules.py).
+    modules: Mapping[str, str] = field(default_factory=dict)
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -87,14 +89,18 @@ class PythonRules:
 
 def python_rules(renames: Mapping[str, str] | None = None,
                  paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
-                 ops: Mapping[str, str] | None = None) -> PythonRules:
+                 ops: Mapping[str, str] | None = None,
+                 modules: Mapping[str, str] | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
     where the project-symbol renames of the C++ side reach Python. ``ops``: the renames
     ``torch.ops.ns.name`` follows (the ops the run renames and the user's rules; None:
-    every rename of ``renames``, for a caller whose renames are all of those)."""
+    every rename of ``renames``, for a caller whose renames are all of those);
+    ``modules``: the extension modules renamed with their build (in ``renames`` too),
+    which a relative import follows."""
     renames = dict(renames or {})
     ops = dict(renames if ops is None else ops)
+    modules = dict(modules or {})
     vocab = _vocabulary()
     code = list(_CODE)
     strings = list(_STRINGS)
@@ -117,7 +123,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches), ops)
+                       fallback_matcher(renames), tuple(arches), ops, modules)
 
 
 @lru_cache(maxsize=1)
@@ -176,7 +182,7 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
                          cpp_extension=b"cpp_extension" in data,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
                          arches=rules.arches, distributed=distributed_names(data),
-                         ops=rules.ops)
+                         ops=rules.ops, modules=rules.modules)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []

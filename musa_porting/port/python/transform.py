@@ -235,18 +235,6 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
             first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
             self._env_string(first)
 
-    def _op_string(self, node: ast.AST) -> None:
-        """The name of an op or namespace in a string: the ops' decision, whatever
-        another rule made of the string."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            found = self._pieces(node)
-            if len(found) == 1 and not found[0].is_fstring \
-                    and self._text(found[0].body_start, found[0].body_end) == node.value:
-                p = found[0]
-                new = self.ctx.ops.get(node.value, node.value)
-                rule = n.rename_rule(node.value, new)
-                self._piece(p, new, rule)  # the same text when kept: other edits undone
-
     # -- environment variables -------------------------------------------------------------
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
