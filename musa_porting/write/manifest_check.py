@@ -105,7 +105,10 @@ def project_ok(plan: Any) -> bool:
         if not (type(c) is list and len(c) == 4 and all(type(x) is str for x in c[:3])
                 and type(c[3]) is list and all(_row(s, _SITE) for s in c[3])):
             return False
-    return True
+    modules = plan.get("modules", [])  # rules.project.ModuleLink
+    return type(modules) is list and all(
+        type(m) is list and len(m) == 4 and type(m[0]) is str and type(m[1]) in (str, type(None))
+        and _row(m[2], _SITE) and type(m[3]) is str for m in modules)
 
 
 def _counts_ok(counts: object) -> bool:

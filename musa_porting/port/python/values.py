@@ -30,11 +30,13 @@ LIMIT = 32  # alternatives of one value; more is a hole (a name set in a loop of
 class Lit:
     """Literal text of a value and where it is written: ``node`` the ``ast.Constant`` or
     ``ast.JoinedStr`` it comes from (None when the code implies it: a join's ``/``),
-    ``part`` the index of an f-string's text run among the JoinedStr's values."""
+    ``part`` the index of an f-string's text run among the JoinedStr's values, ``start``
+    where the text begins in that literal's value (a format string's piece)."""
 
     text: str
     node: ast.AST | None = None
     part: int = -1
+    start: int = 0
 
 
 HOLE = None
@@ -221,6 +223,9 @@ class Values:
             return self._call(node)
         if isinstance(node, ast.Attribute) and node.attr == "sep" and _dotted(node.value) == "os":
             return [(Lit("/"),)]
+        if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(__file__).parent
+            return [d for v in self._values(node.value) for d in [_dirname(v)] if d is not None] \
+                or list(_UNKNOWN)
         return list(_UNKNOWN)
 
     def _name(self, name: str) -> list[Value]:
@@ -309,10 +314,10 @@ class Values:
         pos, auto = 0, 0
         for m in _FORMAT_FIELD.finditer(fmt.value):
             if m.start() > pos:
-                options.append([(Lit(fmt.value[pos:m.start()], fmt),)])
+                options.append([(Lit(fmt.value[pos:m.start()], fmt, -1, pos),)])
             pos = m.end()
             if m.group(0) in ("{{", "}}"):
-                options.append([(Lit(m.group(0)[0], fmt),)])
+                options.append([(Lit(m.group(0)[0], fmt, -1, m.start()),)])
                 continue
             key = m.group(1)
             arg: ast.expr | None
@@ -325,7 +330,7 @@ class Values:
                 arg = kw.get(key)
             options.append(self._values(arg) if arg is not None and not m.group(3) else list(_UNKNOWN))
         if pos < len(fmt.value):
-            options.append([(Lit(fmt.value[pos:], fmt),)])
+            options.append([(Lit(fmt.value[pos:], fmt, -1, pos),)])
         return _product(options)
 
     def _percent(self, node: ast.BinOp) -> list[Value]:
@@ -339,10 +344,10 @@ class Values:
         pos, k = 0, 0
         for m in _PERCENT_FIELD.finditer(fmt.value):
             if m.start() > pos:
-                options.append([(Lit(fmt.value[pos:m.start()], fmt),)])
+                options.append([(Lit(fmt.value[pos:m.start()], fmt, -1, pos),)])
             pos = m.end()
             if m.group(0) == "%%":
-                options.append([(Lit("%", fmt),)])
+                options.append([(Lit("%", fmt, -1, m.start()),)])
                 continue
             arg: ast.expr | None = None
             if m.group(1) and named is not None:
@@ -354,7 +359,7 @@ class Values:
             options.append(self._values(arg) if arg is not None and m.group(2) == "s"
                            else list(_UNKNOWN))
         if pos < len(fmt.value):
-            options.append([(Lit(fmt.value[pos:], fmt),)])
+            options.append([(Lit(fmt.value[pos:], fmt, -1, pos),)])
         return _product(options)
 
 
@@ -380,7 +385,7 @@ def _dirname(v: Value) -> Value | None:
     if last is HOLE or "/" not in last.text:
         return None
     head = last.text.rpartition("/")[0]
-    return (*v[:-1], Lit(head, last.node, last.part)) if head else v[:-1]
+    return (*v[:-1], Lit(head, last.node, last.part, last.start)) if head else v[:-1]
 
 
 def _dotted(node: ast.AST) -> str | None:
