@@ -39,9 +39,11 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
         return _last[3], _last[4]
     users = identifier_renames(rules.ruleset)
     renames = users
-    modules = module_renames(rules.project.modules) if rules.project is not None else {}
-    if rules.project is not None:  # the C++ names, and the extension modules they bind
-        renames = {**{r.old: r.new for r in rules.project.renames.values()}, **modules, **users}
+    project = rules.project
+    modules = {m.old: m.new for m in project.modules} if project is not None else {}
+    if project is not None:  # the C++ names, and the extension modules they bind
+        renames = {**{r.old: r.new for r in project.renames.values()},
+                   **module_renames(project.modules), **users}
     # Under torch.ops: the exported names the plan renames and the user's rules, not the
     # C++ functions the project-symbol pass renames (an op of that name may be another's).
     built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch),

@@ -102,6 +102,7 @@ def test_module_names_follow_the_build_that_names_them_everywhere(tmp_path):
     modules = {m.old: m for m in result.project.modules}
     assert modules["_version_cuda"].new == "_version_musa"
     assert "setup.py" in modules["_version_cuda"].reason
+    assert not [d for f in result.files for d in f.diagnostics if d.id == "MP4009"]
 
 
 def test_a_csrc_port_keeps_module_names_its_build_is_not_in_the_run(tmp_path):
@@ -128,8 +129,8 @@ CMAKE_PACKAGE = {
     "fastops/__init__.py": "from . import fastops_cuda\n\n\ndef run():\n"
                            "    return fastops_cuda.run()\n",
     "fastops/lazy.py": "import importlib\n\n\ndef load_all():\n"
-                       "    return [importlib.import_module(f'fastops.fastops_{kind}')\n"
-                       "            for kind in ('cuda',)]\n\n\n"
+                       "    return [importlib.import_module(f'fastops.fastops_{k}')\n"
+                       "            for k in ('cuda',)]\n\n\n"
                        "def load(kind):\n"
                        "    return importlib.import_module(f'fastops.fastops_{kind}')\n",
 }
@@ -139,11 +140,34 @@ def test_a_cmake_build_names_its_pybind11_module_and_the_imports_follow(tmp_path
     from conftest import make_tree
 
     src = make_tree(tmp_path / "fastops", CMAKE_PACKAGE)
-    _, out = port(src, tmp_path / "out")
+    result, out = port(src, tmp_path / "out")
     assert "pybind11_add_module(fastops_musa src/bind.cpp src/kernels.mu)" in out["CMakeLists.txt"]
     assert "PYBIND11_MODULE(fastops_musa, m)" in out["src/bind.cpp"]
     assert out["fastops/__init__.py"].startswith("from . import fastops_musa as fastops_cuda\n")
-    assert "for kind in ('musa',)]" in out["fastops/lazy.py"]
+    assert "for k in ('musa',)]" in out["fastops/lazy.py"]
+    # load(kind): the word is in what the caller passes, which the port cannot see
+    (left,) = diagnostics(result, "fastops/lazy.py", "MP4009")
+    assert left.src_line == 10 and "fastops_cuda" in left.message
     # csrc alone (no build file in the run): the module keeps its name
     _, alone = port(src / "src", tmp_path / "out_src")
     assert "PYBIND11_MODULE(fastops_cuda, m)" in alone["bind.cpp"]
+
+
+# -- file paths the build computes ---------------------------------------------------------
+
+def test_computed_sources_follow_the_renamed_files(tmp_path):
+    _, out = port(package(tmp_path), tmp_path / "out")
+    setup = out["setup.py"]
+    assert "path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')" in setup
+    assert "path = osp.join(extensions_dir, 'cpu', f'{name}_cpu.cpp')" in setup
+    # a message that spells a folder of the tree is prose
+    assert "print(f'{len(extensions)} extensions, cuda kernels in {extensions_dir}/cuda')" in setup
+
+
+def test_a_folder_the_port_keeps_keeps_its_piece_in_a_computed_path(tmp_path):
+    """--keep-paths: csrc/cuda/scatter_cuda.cu becomes csrc/cuda/scatter_cuda.mu, so the
+    'cuda' piece stays as it is (the device-string rule would have made it 'musa')."""
+    _, out = port(package(tmp_path), tmp_path / "out", rename_paths=False)
+    setup = out["setup.py"]
+    assert "path = osp.join(extensions_dir, 'cuda', f'{name}_cuda.mu')" in setup
+    assert "suffices = ['cpu', 'musa']" in setup  # the module names still follow their build

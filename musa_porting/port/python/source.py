@@ -23,6 +23,7 @@ from ...rules.vocabulary import Vocabulary, build_vocabulary
 from ..engine import Edit, Matcher, rewrite
 from ..lines import Lines
 from . import launch as launch_mod
+from .computed import Links, computed_links, follow
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
@@ -71,6 +72,8 @@ class PythonRules:
     ops: Mapping[str, str] = field(default_factory=dict)
     # The extension modules the run renames with their build (rules/modules.py).
     modules: Mapping[str, str] = field(default_factory=dict)
+    # What computed paths and module names may name (port/python/computed.py).
+    links: Links | None = None
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -90,17 +93,18 @@ class PythonRules:
 def python_rules(renames: Mapping[str, str] | None = None,
                  paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
                  ops: Mapping[str, str] | None = None,
-                 modules: Mapping[str, str] | None = None) -> PythonRules:
+                 modules: Mapping[str, str | None] | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
     where the project-symbol renames of the C++ side reach Python. ``ops``: the renames
     ``torch.ops.ns.name`` follows (the ops the run renames and the user's rules; None:
     every rename of ``renames``, for a caller whose renames are all of those);
-    ``modules``: the extension modules renamed with their build (in ``renames`` too),
-    which a relative import follows."""
+    ``modules``: the run's extension modules (rules/modules.py; name or pattern -> new
+    name, None when kept): relative imports, loaders and build names follow them."""
     renames = dict(renames or {})
     ops = dict(renames if ops is None else ops)
-    modules = dict(modules or {})
+    decisions = dict(modules or {})
+    modules = {k: v for k, v in decisions.items() if v is not None and "*" not in k}
     vocab = _vocabulary()
     code = list(_CODE)
     strings = list(_STRINGS)
@@ -123,7 +127,8 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches), ops, modules)
+                       fallback_matcher(renames), tuple(arches), ops, modules,
+                       computed_links(paths, decisions, vocab))
 
 
 @lru_cache(maxsize=1)
@@ -158,12 +163,14 @@ class PythonPort:
 
 
 def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",),
-                launch: bool = False) -> PythonPort:
+                launch: bool = False, rel: str = "") -> PythonPort:
     """Port one Python file. ``bases`` are the folders (relative to the root the path
     map uses) that relative path strings may start from; ``launch`` makes it a launch
-    file, which gets ``import torch_musa``."""
+    file, which gets ``import torch_musa``; ``rel`` is its path (what ``__file__``
+    names) from that root."""
     hits = rules.hits(data)
-    if not hits and not launch:
+    computed = rules.links is not None and rules.links.wanted(data)
+    if not hits and not launch and not computed:
         return PythonPort(data, [])
     lx = lex(data)
     statements: dict[tuple[int, int], None] = {}
@@ -189,6 +196,11 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     needs: list[int] = []  # statements that take an attribute torch_musa sets
     for start, end in statements:
         _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs)
+    if computed and encoding == "utf-8":  # the tree's columns are UTF-8 offsets
+        followed = follow(data, rel, bases, rules.links)  # type: ignore[arg-type]
+        if followed is not None:
+            fixed = followed.merged(fixed)
+            found += followed.findings
     if (launch or needs) and not launch_mod.imports_torch_musa(lx):
         spot = launch_mod.insertion(lx)
         if needs and (spot is None or spot[0] > min(needs)):

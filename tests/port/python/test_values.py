@@ -87,3 +87,10 @@ def test_a_format_strings_pieces_say_where_they_start_in_it():
     assert pieces == [("/kernels/", 2), ("_cuda.cu", 13)]
     fmt = tree.body[0].value.func.value.value
     assert all(fmt[p.start:p.start + len(p.text)] == p.text for p in v if p is not HOLE)
+
+
+def test_a_parameter_is_what_a_caller_passes_or_its_default():
+    src = "def load(kind, suffix='cuda', *, mode='fast'):\n    pass\n"
+    assert _values_of(src, "f'{kind}_ext'") == ["*_ext"]
+    assert _values_of(src, "f'_C_{suffix}'") == ["_C_*", "_C_cuda"]
+    assert _values_of(src, "mode + '.cu'") == ["*.cu", "fast.cu"]
