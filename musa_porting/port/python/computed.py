@@ -33,12 +33,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ...analyze import python_findings as pf
-from .computed_names import follows, joined, names, path_regex, tail, uses
+from .computed_names import aligned, follows, joined, names, path_regex, tail, uses
 from .lit_edits import Positions, lit_edits, written
 from .paths import PathMap
 from .values import HOLE, Lit, Value, Values
 
-SAME, EXT, RENAMED = 0, 1, 2  # how a path's pieces may follow: as they are, extension, words
+# How a path's pieces may follow: as they are, the extension, the words, and a piece
+# that is whole folders as the output's folders (csrc -> csrc_musa) with the rest's words.
+SAME, EXT, RENAMED, ALIGNED = 0, 1, 2, 3
 
 
 @dataclass
@@ -129,8 +131,10 @@ def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabu
     word = b"|".join(re.escape(w).encode() for w in words)
     weak = rb"(?i:[_/](?:" + word + rb")|(?:" + word + rb")[_/]|['\"](?:" + word + rb")['\"])"
     pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
-    return Links(paths, tuple(modules.items()), vocabulary.rename,
-                 re.compile(f"(?i:{pieces})" if pieces else r"(?!)"), re.compile(b"|".join(strong)),
+    piece_re = re.compile(f"(?i:{pieces})" if pieces else r"(?!)")
+    if not modules and not any(piece_re.search(k) for t in paths.trees for k in t.files):  # type: ignore[union-attr]
+        return None  # no file of the tree a computed path could name by a word
+    return Links(paths, tuple(modules.items()), vocabulary.rename, piece_re, re.compile(b"|".join(strong)),
                  re.compile(weak) if words else None, exts)
 
 
@@ -229,8 +233,11 @@ class _Pass:
             matches = [(i, o, m.groups()) for i, o in pairs if (m := rx.fullmatch(i))]
             if not matches:
                 continue
-            for how in (SAME, EXT, RENAMED):
-                new = {p: self._piece(p, how, p is v[-1]) for p in v if p is not HOLE}
+            i, o, _ = matches[0]
+            whole = aligned(v, pattern, base, i, o) or {}  # pieces that are whole components
+            for how in (SAME, EXT, RENAMED, ALIGNED):
+                new = {p: whole[p] if how == ALIGNED and p in whole else
+                       self._piece(p, min(how, RENAMED), p is v[-1]) for p in v if p is not HOLE}
                 if all(path_regex(v, pattern, out_base, new, caps).fullmatch(o)  # type: ignore[union-attr]
                        for _, o, caps in matches):
                     i, o, _ = matches[0]

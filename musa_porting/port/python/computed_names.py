@@ -57,10 +57,11 @@ def _last_name(func: ast.AST) -> str:
 
 
 def path_regex(v: Value, pattern: bool, base: str, new: dict | None = None,
-                holes: tuple | None = None) -> re.Pattern[str] | None:
+                holes: tuple | None = None, spans: bool = False) -> re.Pattern[str] | None:
     """The value as a regex over paths from ``base``: a hole one component (a leading one
-    any folders, or none); ``new`` gives a piece's text, ``holes`` what each hole covers.
-    The empty folder of a top-level file's ``__file__`` before a ``/`` is the root."""
+    any folders, or none); ``new`` gives a piece's text, ``holes`` what each hole covers;
+    with ``spans``, part ``i`` is the group ``p<i>``. The empty folder of a top-level
+    file's ``__file__`` before a ``/`` is the root."""
     out = [re.escape(base + "/")] if base else []
     first = 0
     while first < len(v) - 1 and v[first] is not HOLE and v[first].text == "":  # type: ignore[union-attr]
@@ -69,6 +70,8 @@ def path_regex(v: Value, pattern: bool, base: str, new: dict | None = None,
     k = sum(1 for p in v[:first] if p is HOLE)
     for i in range(first, len(v)):
         p = v[i]
+        if spans:
+            out.append(f"(?P<p{i}>")
         if p is HOLE:
             if holes is not None:
                 out.append(re.escape(holes[k] or ""))
@@ -79,6 +82,7 @@ def path_regex(v: Value, pattern: bool, base: str, new: dict | None = None,
             else:
                 out.append("([^/]*)")
             k += 1
+            out.append(")" if spans else "")
             continue
         text = new[p] if new is not None else p.text
         if relative and text.startswith("/") and (i == first or v[i - 1] is HOLE and i == first + 1):
@@ -87,10 +91,37 @@ def path_regex(v: Value, pattern: bool, base: str, new: dict | None = None,
         if i == first and text.startswith("./"):
             text = text[2:]
         out.append(_glob_piece(text) if pattern else re.escape(text))
+        out.append(")" if spans else "")
     try:
         return re.compile("".join(out), re.S)
     except re.error:
         return None
+
+
+def aligned(v: Value, pattern: bool, base: str, path: str, out: str) -> dict[Lit, str] | None:
+    """Each piece of ``v`` that is whole components of ``path`` (``csrc``, ``/cuda/``), as
+    the same components of ``out`` (``path``'s output, as many components: ``csrc_musa``,
+    ``/musa/``); None when they do not line up."""
+    rx = path_regex(v, pattern, base, spans=True)
+    m = rx.fullmatch(path) if rx is not None else None
+    comps, new = path.split("/"), out.split("/")
+    if m is None or len(comps) != len(new):
+        return None
+    starts = [0]
+    for c in comps:
+        starts.append(starts[-1] + len(c) + 1)  # where each component starts
+    result: dict[Lit, str] = {}
+    for i, p in enumerate(v):
+        if p is HOLE or f"p{i}" not in rx.groupindex or m.group(f"p{i}") is None:  # type: ignore[union-attr]
+            continue
+        a, b = m.span(f"p{i}")
+        text = path[a:b]
+        lead, trail = text.startswith("/"), text.endswith("/") and len(text) > 1
+        a, b = a + lead, b - trail
+        if a in starts and b + 1 in starts and a < b and text.strip("/") == p.text.strip("/"):
+            first, last = starts.index(a), starts.index(b + 1)
+            result[p] = "/" * lead + "/".join(new[first:last]) + "/" * trail
+    return result
 
 
 def tail(v: Value, sep: str) -> list[tuple[Lit | None, int, int]]:

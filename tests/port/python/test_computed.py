@@ -110,3 +110,21 @@ def test_what_cannot_follow_is_left_with_a_finding():
     assert "names 2 file(s) the port renamed" in by_line[3]  # kind covers 'cuda' -> 'musa'
     assert "docs/cuda/notes.txt" in by_line[5] and "csrc/musa" in by_line[6]  # 'cuda' both
     assert "module _scatter_cuda" in by_line[8]
+
+
+def test_a_tree_ported_beside_its_source_is_followed_folder_by_folder():
+    """musa-converter after a csrc port into csrc_musa: a piece that is whole folders
+    takes the output's folders; the file name's piece follows its words."""
+    from musa_porting.port.python import PortedTree
+    from musa_porting.port.python.paths import with_folders
+
+    files = with_folders({"cuda/scatter_cuda.cu": "musa/scatter_musa.mu",
+                          "scatter.cpp": "scatter.cpp"})
+    rules = python_rules(paths=PathMap([PortedTree("csrc", "csrc_musa", files)]))
+    src = ("import os.path as osp\nextensions_dir = osp.join('csrc')\n"
+           "for name in names():\n"
+           "    path = osp.join(extensions_dir, 'cuda', f'{name}_cuda.cu')\n")
+    out = port_python(src.encode(), rules, rel="setup.py").data.decode()
+    assert out == ("import os.path as osp\nextensions_dir = osp.join('csrc_musa')\n"
+                   "for name in names():\n"
+                   "    path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')\n")
