@@ -66,14 +66,17 @@ def python_modules(data: bytes) -> list[list]:
     return _unique(out)
 
 
-def cmake_modules(text: str) -> list[list]:
-    """The module names a CMake file's module targets have (a variable's part: ``*``)."""
+def cmake_modules(text: str, commands=None) -> list[list]:
+    """The module names a CMake file's module targets have (a variable's part: ``*``);
+    ``commands``: the file's commands, when they are lexed already."""
     if _CMAKE_CALL.search(text) is None:
         return []
-    from ..port.build.cmake.lexer import lex_cmake
+    if commands is None:
+        from ..port.build.cmake.lexer import lex_cmake
 
+        commands = lex_cmake(text).commands
     out: list[list] = []
-    for cmd in lex_cmake(text).commands:
+    for cmd in commands:
         name, args = cmd.lname, cmd.args
         if not args or not (name in _CMAKE_MODULE_COMMANDS or name in _CMAKE_LIBRARY_COMMANDS
                             and not (len(args) > 1 and args[1].value in ("STATIC", "SHARED"))

@@ -175,7 +175,10 @@ class Porter:
             if base is None:
                 tables = not to_port or not to_port <= TABLE_FREE
                 base = compile_rules(opts, None, self.vocabulary(), tables)
-            planner.rules = keeping(with_project(base, project), self.library_names)
+            # Names kept on purpose (a note says why) are not residuals: a vendored
+            # library's, and the names the plan keeps because others resolve them by string.
+            kept = frozenset(c.old for c in project.kept) if project is not None else frozenset()
+            planner.rules = keeping(with_project(base, project), self.library_names | kept)
             # The 30,000 rules live until the run ends: out of the cyclic collector's
             # sight, its collections during the port no longer walk them (and forked
             # workers do not touch their pages for it).
