@@ -186,7 +186,7 @@ class _Pass:
         for lit in final:
             at = written(self.pos, lit)
             if at is not None:
-                out.pinned.append((at[0].start, at[0].end))
+                out.pinned.append(at[0])
         return out
 
     def _agreed(self) -> tuple[dict[Lit, str], dict[Lit, str]]:
@@ -225,7 +225,10 @@ class _Pass:
     def _path(self, node: ast.AST, v: Value, pattern: bool) -> None:
         if any(p is not HOLE and re.search(r"(?:^|/)\.\.(?:/|$)", p.text) for p in v):
             return
-        pairs = self.links.pairs()
+        needle = max((seg for p in v if p is not HOLE
+                      for seg in re.split(r"/|\*|\?|\[[^\]]*\]?" if pattern else "/", p.text)),
+                     key=len, default="")
+        pairs = [pair for pair in self.links.pairs() if needle in pair[0]]  # a C-speed sieve
         for base, out_base in self.bases:
             rx = path_regex(v, pattern, base)
             if rx is None:

@@ -38,9 +38,11 @@ class Positions:
         return self.lines[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
 
 
-def written(pos: Positions, lit: Lit) -> tuple[Piece, int, int] | None:
-    """The quoted piece ``lit`` is written in and the byte span of its text there, or None
-    when it cannot be rewritten in place (escapes, several pieces, a brace)."""
+def written(pos: Positions, lit: Lit) -> tuple[tuple[int, int], int, int] | None:
+    """Where ``lit`` is written: the span other rules rewrite it by (its quoted piece, or
+    an f-string's text run: not the f-string's fields, which are code) and the byte span
+    of its text there; None when it cannot be rewritten in place (escapes, several
+    pieces)."""
     node = lit.node
     if node is None or lit.start < 0:
         return None
@@ -53,12 +55,13 @@ def written(pos: Positions, lit: Lit) -> tuple[Piece, int, int] | None:
     p = found[0]
     body = pos.data[p.body_start:p.body_end]
     if isinstance(node, ast.Constant) and not p.is_fstring:
-        value, at = node.value, p.body_start
+        value, at, region = node.value, p.body_start, (p.start, p.end)
     elif isinstance(node, ast.JoinedStr) and p.is_fstring and lit.part >= 0:
         run = _text_run(pos.data, p, node, lit.part)
         if run is None:
             return None
         at, end = run
+        region = run
         body = pos.data[at:end]
         value = node.values[lit.part].value  # type: ignore[attr-defined]
     else:
@@ -68,7 +71,7 @@ def written(pos: Positions, lit: Lit) -> tuple[Piece, int, int] | None:
     if value[lit.start:lit.start + len(lit.text)] != lit.text:
         return None
     s = at + len(value[:lit.start].encode("utf-8"))
-    return p, s, s + len(lit.text.encode("utf-8"))
+    return region, s, s + len(lit.text.encode("utf-8"))
 
 
 def _text_run(data: bytes, p: Piece, node: ast.JoinedStr, part: int) -> tuple[int, int] | None:

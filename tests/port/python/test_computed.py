@@ -128,3 +128,10 @@ def test_a_tree_ported_beside_its_source_is_followed_folder_by_folder():
     assert out == ("import os.path as osp\nextensions_dir = osp.join('csrc_musa')\n"
                    "for name in names():\n"
                    "    path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')\n")
+
+
+def test_the_code_in_an_f_strings_fields_is_still_ported():
+    src = "import os.path as osp\np = osp.join('csrc', 'cuda', f'{torch.cuda.current_device()}_cuda.cu')\n"
+    out, _ = port(src)
+    assert out == ("import os.path as osp\n"
+                   "p = osp.join('csrc', 'musa', f'{torch.musa.current_device()}_musa.mu')\n")
