@@ -195,3 +195,20 @@ def test_a_folder_the_port_keeps_keeps_its_piece_in_a_computed_path(tmp_path):
     setup = out["setup.py"]
     assert "path = osp.join(extensions_dir, 'cuda', f'{name}_cuda.mu')" in setup
     assert "suffices = ['cpu', 'musa']" in setup  # the module names still follow their build
+
+
+def test_the_manuals_flow_csrc_ported_beside_then_the_package_converted(tmp_path):
+    """SimplePorting's layout: csrc ported into csrc_musa (the build is not in that run,
+    so the modules keep their names), then musa-converter on the package: the setup.py's
+    paths follow the port beside it, and the module names stay as its C++ keeps them."""
+    from musa_porting.convert import ConvertOptions, convert
+
+    src = package(tmp_path)
+    port(src / "csrc", src / "csrc_musa")
+    convert(ConvertOptions(str(src), backup=False, force=True))
+    setup = (src / "setup.py").read_text()
+    assert "extensions_dir = osp.join('csrc_musa')" in setup
+    assert "path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')" in setup
+    assert "suffices = ['cpu', 'cuda']" in setup and "if suffix == 'cuda':" in setup
+    assert "PyInit__version_cuda" in (src / "csrc_musa/version.cpp").read_text()
+    assert "f'{library}_cuda', [osp.dirname(__file__)])" in (src / "spack/__init__.py").read_text()
