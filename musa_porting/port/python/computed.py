@@ -217,8 +217,18 @@ class _Pass:
         return final, why
 
     def _decide(self, node: ast.AST, pieces: dict[Lit, str], what: str, why: str) -> None:
-        self.groups.append(_Group(node, {p: t for p, t in pieces.items() if p.node is not None},
-                                  what, why))
+        """One name's pieces decided, unless a piece to change cannot be rewritten where it
+        is written (an escape sequence, a literal of several pieces): then none is."""
+        pieces = {p: t for p, t in pieces.items() if p.node is not None}
+        stuck = next((p for p, t in pieces.items() if t != p.text and written(self.pos, p) is None),
+                     None)
+        if stuck is not None:
+            pieces = {p: p.text for p in pieces}
+            self.found.append((self.pos.start(node), pf.computed_name(
+                stuck.text, f"'{stuck.text}' builds {what}, and it is written in a way the port "
+                            "cannot rewrite in place (an escape sequence, a literal of several "
+                            "pieces): left as it is; rewrite it by hand")))
+        self.groups.append(_Group(node, pieces, what, why))
 
     # -- paths ---------------------------------------------------------------------------
 

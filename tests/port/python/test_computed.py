@@ -135,3 +135,11 @@ def test_the_code_in_an_f_strings_fields_is_still_ported():
     out, _ = port(src)
     assert out == ("import os.path as osp\n"
                    "p = osp.join('csrc', 'musa', f'{torch.musa.current_device()}_musa.mu')\n")
+
+
+def test_a_piece_that_cannot_be_rewritten_where_it_is_written_leaves_the_whole_name():
+    """'cu' 'da' is one literal of two pieces: rewriting the file's piece alone would name
+    csrc/cuda/scatter_musa.mu, which does not exist either."""
+    src = "import os.path as osp\np = osp.join('csrc', 'cu' 'da', 'scatter_cuda.cu')\n"
+    out, found = port(src)
+    assert out == src and len(found) == 1 and found[0].line == 2
