@@ -319,3 +319,18 @@ def test_help_fits_one_screen_and_lists_every_option():
     assert len(described) > 40
     assert described <= shown
     assert "Other commands" in proc.stdout and "_MUSA_PORT_COMPLETE" in proc.stdout
+
+
+@pytest.mark.parametrize("args", [("rules", "--list"), ("SRC", "--no-default-rules")])
+def test_a_closed_pipe_ends_quietly_with_the_code_of_sigpipe(args, csrc):
+    """Issue 49.5: `musa-port ... | head` printed "error: Broken pipe" twice and exited 1,
+    the code of a failed --check. Now it stops as a command killed by SIGPIPE looks to a
+    shell (141), with nothing on stderr."""
+    args = [str(csrc) if a == "SRC" else a for a in args]  # a port prints its summary
+    proc = subprocess.Popen([sys.executable, "-m", "musa_porting", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()  # what head -1 reads, then it exits
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert err == ""
