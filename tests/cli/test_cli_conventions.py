@@ -334,3 +334,26 @@ def test_a_closed_pipe_ends_quietly_with_the_code_of_sigpipe(args, csrc):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
     assert err == ""
+
+
+def test_standard_input_is_ported_with_findings_on_the_given_name(tmp_path):
+    """Issue 49.7: for editors and pre-commit-style tools, `musa-port - --stdin-filename
+    path/x.cu` prints the port of stdin (as ruff's --stdin-filename), its kind and includes
+    taken from the name, and the findings on it."""
+    make_tree(tmp_path / "src", {"k.cuh": "#pragma once\n"})
+    code = b'#include "k.cuh"\nvoid f(float* p) { cudaMalloc(&p, 4); asm volatile("nop;"); }\n'
+    run = subprocess.run([sys.executable, "-m", "musa_porting", "-", "--stdin-filename",
+                          "src/x.cu"], input=code, capture_output=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (b'#include "k.muh"\nvoid f(float* p) { musaMalloc(&p, 4); '
+                          b'asm volatile("nop;"); }\n')
+    assert re.search(rb"^src/x\.cu:2:\d+: .*MP2001", run.stderr, re.M), run.stderr
+    assert not (tmp_path / "src/x.cu").exists() and not (tmp_path / "-_musa").exists()
+    # --check reads the same findings; a Python name gets the Python port.
+    py = subprocess.run([sys.executable, "-m", "musa_porting", "-", "--stdin-filename", "t.py",
+                         "--check"], input=b"import torch\nx = torch.cuda.is_available()\n",
+                        capture_output=True, cwd=tmp_path)
+    assert py.stdout.endswith(b"x = torch.musa.is_available()\n"), py.stdout
+    wrong = subprocess.run([sys.executable, "-m", "musa_porting", str(tmp_path / "src"),
+                            "--stdin-filename", "x.cu"], capture_output=True, text=True)
+    assert wrong.returncode == 2 and "--stdin-filename" in wrong.stderr
