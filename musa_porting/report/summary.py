@@ -16,12 +16,15 @@ from .counts import (
     file_residuals,
     findings,
     findings_by_family,
+    levels_by_id,
     pct,
     rate,
     residual_count,
 )
 from .shared import shared_files_text
 from .triage import triage_lines
+
+LEVEL_ORDER = ("error", "warning", "note")
 
 
 def plural(n: int, noun: str) -> str:
@@ -171,13 +174,16 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
 
     if found:
         families = findings_by_family(r, suppress)
+        levels = levels_by_id(r, suppress)
         ct = Table("Findings by family ('musa-port explain ID' says what to do)")
         for col in ("family / finding", "level", "count"):
             ct.add_column(col, justify="right" if col == "count" else "left")
         for fam, total, ids, _ in families:
             ct.add_row(FAMILIES[fam].title, "", str(total))
-            for cid, n in ids:
-                ct.add_row(f"  {cid} {CHECKS[cid].name}", CHECKS[cid].level, str(n))
+            for cid, _n in ids:
+                for level in LEVEL_ORDER:  # a row per level the findings of the ID have
+                    if levels.get(cid, {}).get(level):
+                        ct.add_row(f"  {cid} {CHECKS[cid].name}", level, str(levels[cid][level]))
         console.print(ct)
         console.print("Top files by family:")
         for fam, _, _, files in families:
