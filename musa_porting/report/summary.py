@@ -3,7 +3,6 @@ Tables are plain ASCII when the output is not a terminal; rich decides colours."
 
 from __future__ import annotations
 
-import os
 from collections.abc import Set
 
 from ..analyze.catalogue import FAMILIES
@@ -21,6 +20,7 @@ from .counts import (
     rate,
     residual_count,
 )
+from .locations import finding_place, finding_text, shown_path
 from .shared import shared_files_text
 from .triage import triage_lines
 
@@ -68,7 +68,7 @@ def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
         f"{plural(r.replacements, 'replacement')}, {plural(res, 'residual')} "
         f"({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
-        f"{r.elapsed:.2f}s{', ' + speed if speed else ''} -> {r.output}"
+        f"{r.elapsed:.2f}s{', ' + speed if speed else ''} -> {shown_path(r.output, '')}"
     )
 
 
@@ -90,7 +90,8 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     found = findings(r, suppress)
     res = residual_count(r, suppress)
     title = "Dry run of" if r.dry_run else "Ported"
-    console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {rules_text(r)}",
+    console.print(f"[bold]{title}[/bold] {shown_path(r.src, '')} -> {shown_path(r.output, '')} "
+                  f"with {rules_text(r)}",
                   highlight=False)
 
     t = Table("Totals", show_header=False)
@@ -196,8 +197,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         if max_findings is None:
             max_findings = len(found)
         for f, d in found[:max_findings]:
-            console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
-                          f"{d.level}: {d.message} [{d.id} {d.check.name}]",
+            console.print(finding_text(*finding_place(r, f, d), d),
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
         if len(found) > max_findings:
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "
