@@ -107,7 +107,8 @@ def test_single_file_findings_on_stderr_check_and_diff(tmp_path):
     f = make_tree(tmp_path, {"k.cu": "cudaFooBar(1);\nunsigned b = __ballot_sync(0xffffffff, p);\n"}) / "k.cu"
     proc = cli(f, check=0)
     assert proc.stdout == (tmp_path / "k.cu").read_text()  # nothing to rewrite
-    assert re.search(rf"^{re.escape(str(f))}:1:1: warning: .* \[MP1002 unknown-cuda-name\]$", proc.stderr, re.M)
+    assert re.search(rf"^{re.escape(str(f))}:1:1: warning: .* \[MP1002 unknown-cuda-name\]$",
+                     proc.stderr, re.M)
     proc = cli(f, "--check", check=1)
     assert "--check=error failed on 1 finding" in proc.stderr
     assert cli(f, "--check=warning", check=1).stderr.count("\n  ") == 2
