@@ -44,6 +44,10 @@ OPTIONS = [
                    metavar="SRC"),
     click.option("-o", "--output", metavar="DIR", type=click.Path(path_type=str),
                  help="Output folder (default: SRC_musa)."),
+    click.option("--stdin-filename", metavar="PATH",
+                 help="With SRC '-': port standard input to standard output as the file PATH "
+                      "(its kind, the includes beside it, the findings' file name), for editors "
+                      "and hooks; default stdin.cu."),
     click.option("--ignore", "ignore", multiple=True, metavar="PATTERNS",
                  help="Paths or gitignore patterns to leave out."),
     click.option("-r", "--rule", "rules", multiple=True, metavar="FILE",

@@ -31,7 +31,7 @@ from .option_values import CHECK_LEVELS, FolderOrRef
 from .port_command import OPTIONAL_VALUE
 
 NOT_SETTINGS = frozenset({"help", "help_all", "version", "config_file", "no_config",
-                          "show_settings"})
+                          "show_settings", "stdin_filename"})
 REPLACED = frozenset({"arch"})
 CHECK_LEVEL = "check-level"  # what a bare --check fails on (not an option of its own)
 COMMAND_LINE = "command line"

@@ -140,6 +140,11 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             }},
             "originalUriBaseIds": {base: {"uri": _uri_base(folder)}
                                    for base, folder in sorted(where.bases.items())},
+            # The run's warnings (a name not taken, an ignore pattern that matched nothing):
+            # with --output-format sarif the log is the whole output.
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note" if ": note:" in w else "warning", "message": {"text": w}}
+                for w in r.warnings]}],
             "results": results,
         }],
     }

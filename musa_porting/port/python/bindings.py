@@ -1,58 +1,58 @@
-"""What each name of a module is given, read without running it: the bindings
-``values.Values`` computes a name's alternatives from.
+"""What each name of a Python module is given, for ``values.py``: every assignment, and
+loop targets over what can be read (literal lists, ``product``/``zip``/``enumerate`` of
+them), ``+=``, ``.append`` and ``.extend``, a function's parameters (what a caller
+passes: unknown, or the default), and the names ``os.path`` goes by.
 
-Assignments (also ``+=``, walrus, annotated), loop targets over literal lists and over
-``product``/``zip``/``enumerate`` of them, ``.append``/``.extend``/``.insert`` of a
-list, a function's parameters (what a caller passes: unknown, or the default), and the
-imports that name ``os.path`` or its functions. Names are read module-wide, not by
-scope: a name bound in two functions has both bindings.
+One pass over the module's tree, with no regard for order or scope: a name assigned in
+two places has both values. That over-approximates (a check sees every value a name can
+take, a rewrite every literal that flows into it), which is what both need; a value read
+in order would need the program run.
 """
 
 from __future__ import annotations
 
 import ast
 
+PATH_MODULES = ("os.path", "posixpath", "ntpath")
+
 
 class Bindings:
-    """Every name's bound expressions in one module (``env``), and the names that stand
-    for ``os.path`` (``path_modules``) or one of its functions (``path_functions``)."""
+    """A module's names and the expressions each is given."""
 
     def __init__(self, tree: ast.AST):
         self.env: dict[str, list[ast.expr]] = {}
-        self.path_modules: set[str] = {"os.path", "posixpath", "ntpath"}
+        self.path_modules: set[str] = set(PATH_MODULES)
         self.path_functions: dict[str, str] = {}  # a bare name -> the os.path function it is
         self._busy: set[str] = set()
-        self._read(tree)
-
-    def _read(self, tree: ast.AST) -> None:
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    self._bind(t, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                self._bind(node.target, node.value)
-            elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                self._bind_loop(node.target, node.iter)
-            elif isinstance(node, ast.arguments):  # what a caller passes: unknown, or the default
-                self._bind_arguments(node)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in ("append", "extend", "insert") \
-                    and isinstance(node.func.value, ast.Name) and node.args:
-                arg = node.args[-1]  # extend(list) adds its elements; append(x) adds x
-                self._bind(node.func.value, arg if node.func.attr == "extend"
-                           else ast.List(elts=[arg], ctx=ast.Load()))
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name in ("os.path", "posixpath", "ntpath") and a.asname:
-                        self.path_modules.add(a.asname)
-            elif isinstance(node, ast.ImportFrom) and node.module in ("os", "os.path", "posixpath"):
-                for a in node.names:
-                    if node.module == "os" and a.name == "path":
-                        self.path_modules.add(a.asname or "path")
-                    elif node.module != "os":
-                        self.path_functions[a.asname or a.name] = a.name
+            self._read(node)
+
+    def _read(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                self._bind(t, node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            self._bind(node.target, node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            self._bind_loop(node.target, node.iter)
+        elif isinstance(node, ast.arguments):  # what a caller passes: unknown, or the default
+            self._bind_arguments(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("append", "extend", "insert") \
+                and isinstance(node.func.value, ast.Name) and node.args:
+            arg = node.args[-1]  # extend(list) adds its elements; append(x) adds x
+            self._bind(node.func.value, arg if node.func.attr == "extend"
+                       else ast.List(elts=[arg], ctx=ast.Load()))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in PATH_MODULES and a.asname:
+                    self.path_modules.add(a.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module in ("os", *PATH_MODULES):
+            for a in node.names:
+                if node.module == "os" and a.name == "path":
+                    self.path_modules.add(a.asname or "path")
+                elif node.module != "os":
+                    self.path_functions[a.asname or a.name] = a.name
 
     def _bind(self, target: ast.AST, value: ast.expr) -> None:
         if isinstance(target, ast.Name):
@@ -84,9 +84,11 @@ class Bindings:
                 and fn == "enumerate" and len(target.elts) == 2 and iterable.args:
             self._bind_loop(target.elts[1], iterable.args[0])
             return
-        for element in self.elements(iterable) or ():
+        items = self.elements(iterable)
+        for element in items or ():
             self._bind(target, element)
-        if isinstance(target, ast.Name) and not self.elements(iterable):
+        if isinstance(target, ast.Name) and not items:
+            # Iterating what cannot be read (a glob, an argument): a value of its own.
             self.env.setdefault(target.id, []).append(ast.Name(id="\0unknown", ctx=ast.Load()))
 
     def elements(self, node: ast.expr, depth: int = 0) -> list[ast.expr] | None:
@@ -96,13 +98,14 @@ class Bindings:
             if any(isinstance(e, ast.Starred) for e in node.elts):
                 return None
             return list(node.elts)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 8:
-            a, b = self.elements(node.left, depth + 1), self.elements(node.right, depth + 1)
-            return None if a is None or b is None else a + b
-        if isinstance(node, ast.IfExp) and depth < 8:
-            a, b = self.elements(node.body, depth + 1), self.elements(node.orelse, depth + 1)
-            return None if a is None or b is None else a + b
-        if isinstance(node, ast.Name) and depth < 8 and node.id not in self._busy:
+        if depth >= 8:
+            return None
+        if isinstance(node, (ast.BinOp, ast.IfExp)) and (
+                isinstance(node, ast.IfExp) or isinstance(node.op, ast.Add)):
+            a, b = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.body, node.orelse)
+            ea, eb = self.elements(a, depth + 1), self.elements(b, depth + 1)
+            return None if ea is None or eb is None else ea + eb
+        if isinstance(node, ast.Name) and node.id not in self._busy:
             bound = self.env.get(node.id)
             if not bound:
                 return None
