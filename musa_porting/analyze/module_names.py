@@ -40,7 +40,8 @@ def python_modules(data: bytes) -> list[list]:
             tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    from ..port.python.values import Values, glob
+    from ..port.python.value_model import glob
+    from ..port.python.values import Values
 
     jit = b"cpp_extension" in data
     values = None
