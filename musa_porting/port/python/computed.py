@@ -147,7 +147,10 @@ def follow(data: bytes, rel: str, bases: Sequence[str], links: Links) -> Followe
             tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return _Pass(tree, data, rel, bases, links).run()
+    try:
+        return _Pass(tree, data, rel, bases, links).run()
+    except RecursionError:  # an expression nested deeper than the reading may recurse
+        return None
 
 
 @dataclass
