@@ -61,8 +61,3 @@ def plan_modules(cxx: Mapping[str, Site], builds: Sequence[tuple[str, Site]],
             links.append(ModuleLink(to_glob(t), to_glob(new_t), site,
                                     f"named by the build ({_where(site)}), ported in this run"))
     return links
-
-
-def module_renames(links: Sequence[ModuleLink]) -> dict[str, str]:
-    """The modules renamed by name (old -> new), for imports and loaders."""
-    return {m.old: m.new for m in links if m.new is not None and "*" not in m.old}

@@ -203,6 +203,10 @@ class ProjectPlan:
                    [Collision.from_json(c) for c in data.get("left", [])],
                    [ModuleLink.from_json(m) for m in data.get("modules", [])])
 
+    def module_renames(self) -> dict[str, str]:
+        """The extension modules renamed by name (old -> new), for imports and loaders."""
+        return {m.old: m.new for m in self.modules if m.new is not None and "*" not in m.old}
+
     def key(self) -> tuple:
         """What decides the ported text (the sites do not)."""
         return (tuple(sorted((r.old, r.new) for r in self.renames.values())),

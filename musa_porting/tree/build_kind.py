@@ -84,12 +84,11 @@ def build_macro_renames(project: ProjectPlan | None) -> dict[str, str]:
     extension modules it names (``pybind11_add_module(ext_cuda ...)``), renamed with the
     C++ that binds them (``rules/modules.py``)."""
     from ..analyze.build_symbols import KIND as BUILD_MACRO
-    from ..rules.modules import module_renames
 
     if project is None:
         return {}
     return {**{r.old: r.new for r in project.renames.values()
-               if any(s.kind == BUILD_MACRO for s in r.sites)}, **module_renames(project.modules)}
+               if any(s.kind == BUILD_MACRO for s in r.sites)}, **project.module_renames()}
 
 
 def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:

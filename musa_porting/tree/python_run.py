@@ -32,7 +32,6 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     from ..analyze.exported import exported_renames
     from ..port.python import PathMap, python_rules, tree_of_port
     from ..port.python.names import identifier_renames
-    from ..rules.modules import module_renames
 
     global _last
     if _last is not None and _last[0] is rules and _last[1] is out_rel_of and _last[2] is opts:
@@ -43,7 +42,7 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     modules = {m.old: m.new for m in project.modules} if project is not None else {}
     if project is not None:  # the C++ names, and the extension modules they bind
         renames = {**{r.old: r.new for r in project.renames.values()},
-                   **module_renames(project.modules), **users}
+                   **project.module_renames(), **users}
     # Under torch.ops: the exported names the plan renames and the user's rules, not the
     # C++ functions the project-symbol pass renames (an op of that name may be another's).
     built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from musa_porting.analyze.module_names import cmake_modules, python_modules
 from musa_porting.rules import name_patterns as np
-from musa_porting.rules.modules import module_renames, plan_modules
-from musa_porting.rules.project import Site
+from musa_porting.rules.modules import plan_modules
+from musa_porting.rules.project import ProjectPlan, Site
 from musa_porting.rules.vocabulary import build_vocabulary
 
 RENAME = build_vocabulary().rename
@@ -85,5 +85,5 @@ def test_one_decision_per_module_for_every_side():
     assert links["cuda_ops"].new is None  # named with the word in what setup.py computes
     assert "computes the part" in links["cuda_ops"].reason
     assert links["fused_cuda"].new == "fused_musa"  # only the build names it
-    assert module_renames(list(links.values())) == {"_version_cuda": "_version_musa",
+    assert ProjectPlan(modules=list(links.values())).module_renames() == {"_version_cuda": "_version_musa",
                                                      "fused_cuda": "fused_musa"}

@@ -115,12 +115,9 @@ _CONSUMERS = rb"find_spec|import_module|__import__|load_library|Extension\s*\("
 _MARKERS = re.compile(rb"""\b[fF][rR]?['"]|['"]\s*%|\.format\(|join\(|['"]\s*\+|\+\s*['"]|Path\(|\s/\s""")
 
 
-def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabulary
-                   ) -> Links | None:
-    """What a run's computed strings may name, or None when nothing can be renamed or
-    kept by them (no ported tree, no module)."""
-    if paths is None and not modules:
-        return None
+def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabulary) -> Links:
+    """What a run's computed strings may name (``source._links`` says whether anything
+    can be)."""
     words = sorted({w.cuda for w in vocabulary.words.values() if w.enabled}, key=len, reverse=True)
     exts = paths.extensions() if paths is not None else {}
     names = [re.escape(k).encode() for k in modules if "*" not in k]
@@ -132,8 +129,6 @@ def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabu
     weak = rb"(?i:[_/](?:" + word + rb")|(?:" + word + rb")[_/]|['\"](?:" + word + rb")['\"])"
     pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
     piece_re = re.compile(f"(?i:{pieces})" if pieces else r"(?!)")
-    if not modules and not any(piece_re.search(k) for t in paths.trees for k in t.files):  # type: ignore[union-attr]
-        return None  # no file of the tree a computed path could name by a word
     return Links(paths, tuple(modules.items()), vocabulary.rename, piece_re, re.compile(b"|".join(strong)),
                  re.compile(weak) if words else None, exts)
 

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ...analyze import python_findings as pf
 from ...analyze.checks import Diagnostic
@@ -23,13 +24,15 @@ from ...rules.vocabulary import Vocabulary, build_vocabulary
 from ..engine import Edit, Matcher, rewrite
 from ..lines import Lines
 from . import launch as launch_mod
-from .computed import Links, computed_links, follow
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
 from .names import LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
+
+if TYPE_CHECKING:  # the computed-name pass loads only for a run it may follow something in
+    from .computed import Links
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
@@ -128,7 +131,22 @@ def python_rules(renames: Mapping[str, str] | None = None,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
                        fallback_matcher(renames), tuple(arches), ops, modules,
-                       computed_links(paths, decisions, vocab))
+                       _links(paths, decisions, vocab, words))
+
+
+def _links(paths: PathMap | None, modules: dict[str, str | None], vocab: Vocabulary,
+           words: list[str]) -> Links | None:
+    """What the run's computed paths and module names may name: its modules, and the
+    ported trees when one of their paths holds a word or a renamed extension (only then
+    is the pass loaded)."""
+    exts = paths.extensions() if paths is not None else {}
+    pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
+    if not modules and (paths is None or not pieces or not any(
+            map(re.compile(f"(?i:{pieces})").search, (k for t in paths.trees for k in t.files)))):
+        return None
+    from .computed import computed_links
+
+    return computed_links(paths, modules, vocab)
 
 
 @lru_cache(maxsize=1)
@@ -197,6 +215,8 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     for start, end in statements:
         _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs)
     if computed and encoding == "utf-8":  # the tree's columns are UTF-8 offsets
+        from .computed import follow
+
         followed = follow(data, rel, bases, rules.links)  # type: ignore[arg-type]
         if followed is not None:
             fixed = followed.merged(fixed)
