@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..port.build.words import CODE, STRING
-from .module_names import cmake_modules, python_modules
 from .symbols import Definition, FileSymbols
 from .word_finder import WordFinder
 
@@ -149,13 +148,16 @@ def scan_build(data: bytes, kind: str, words: WordFinder, target: WordFinder) ->
         return result
     text = data.decode("latin-1")
     commands = None
-    if kind == "python":
-        result.modules = python_modules(data)
-    elif kind == "cmake":
-        from ..port.build.cmake.lexer import lex_cmake
+    if kind == "python" and b"xtension" in data or kind == "cmake":
+        from .module_names import cmake_modules, python_modules  # a build's extension modules
 
-        commands = lex_cmake(text).commands
-        result.modules = cmake_modules(text, commands)
+        if kind == "python":
+            result.modules = python_modules(data)
+        else:
+            from ..port.build.cmake.lexer import lex_cmake
+
+            commands = lex_cmake(text).commands
+            result.modules = cmake_modules(text, commands)
     if kind != "cmake" and b"-d" not in low and (kind != "python" or b"macro" not in low):
         return result  # a -D flag, or a setup.py's define_macros
     if commands is not None:

@@ -20,7 +20,6 @@ from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.lines import cr_only
 from ..port.text import port_text
 from ..rules import RuleSet
-from ..rules.modules import plan_modules
 from ..rules.project import ModuleLink, ProjectPlan, Site, plan_renames
 from ..rules.vocabulary import Vocabulary
 from ..write.files import read_file
@@ -167,7 +166,12 @@ class SymbolPass:
             module = module_name(name, site.kind)
             if module is not None and module not in cxx:
                 binding[module], cxx[module] = name, site
-        return plan_modules(cxx, builds, self.vocabulary.rename), binding
+        rename = self.vocabulary.rename
+        if not builds and not any(rename(m) for m in cxx):
+            return [], binding  # no module name holds a word: nothing to decide
+        from ..rules.modules import plan_modules
+
+        return plan_modules(cxx, builds, rename), binding
 
 
 def _agreed(links: list[ModuleLink], binding: dict[str, str], plan: ProjectPlan
