@@ -54,8 +54,8 @@ class Links:
     modules: tuple[tuple[str, str | None], ...]
     rename: Callable[[str], str | None]
     words: re.Pattern[str]
-    strong: re.Pattern[bytes]  # a loader or build call, a renamed extension or name
-    weak: re.Pattern[bytes] | None  # a word as a name's part, which counts with _MARKERS
+    strong: re.Pattern[bytes]  # a loader or build call, a renamed extension, a module
+    weak: re.Pattern[bytes] | None  # a renamed name or a word, which counts with _PATHS
     exts: dict[str, str] = field(default_factory=dict)
     _pairs: list[tuple[str, str]] | None = None
 
@@ -70,7 +70,7 @@ class Links:
     def wanted(self, data: bytes) -> bool:
         """The file may compute a name to follow (cheap: regular expressions only)."""
         return self.strong.search(data) is not None or self.weak is not None \
-            and self.weak.search(data) is not None and _MARKERS.search(data) is not None
+            and self.weak.search(data) is not None and _PATHS.search(data) is not None
 
     def out_path(self, folder: str) -> str:
         for t in self.paths.trees if self.paths is not None else ():
@@ -111,8 +111,10 @@ class Followed:
 
 
 _CONSUMERS = rb"find_spec|import_module|__import__|load_library|Extension\s*\("
-# What makes a string computed: an f-string, %, format, a join, +, pathlib.
-_MARKERS = re.compile(rb"""\b[fF][rR]?['"]|['"]\s*%|\.format\(|join\(|['"]\s*\+|\+\s*['"]|Path\(|\s/\s""")
+# A path API: what makes a string with a folder's name or a word in it worth reading
+# (device strings and messages spell 'cuda' in many files that name no path).
+_PATHS = re.compile(rb"(?:path|osp)\s*\.\s*\w+\s*\(|(?<![.\w])join\s*\(|\bPath\s*\(|glob\s*\(|"
+                    rb"\bsources\b|_dirs?\b")
 
 
 def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabulary) -> Links:
@@ -122,15 +124,16 @@ def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabu
     exts = paths.extensions() if paths is not None else {}
     names = [re.escape(k).encode() for k in modules if "*" not in k]
     strong = [_CONSUMERS] + [re.escape(e).encode() + rb"['\"]" for e in exts] + names
-    trigger = paths.trigger() if paths is not None else ""
-    if trigger:
-        strong.append(trigger.encode())
     word = b"|".join(re.escape(w).encode() for w in words)
-    weak = rb"(?i:[_/](?:" + word + rb")|(?:" + word + rb")[_/]|['\"](?:" + word + rb")['\"])"
+    weak = [rb"(?i:[_/](?:" + word + rb")|(?:" + word + rb")[_/]|['\"](?:" + word + rb")['\"])"] \
+        if words else []
+    trigger = paths.trigger() if paths is not None else ""
+    if trigger:  # a folder or file the port renames
+        weak.append(trigger.encode())
     pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
     piece_re = re.compile(f"(?i:{pieces})" if pieces else r"(?!)")
     return Links(paths, tuple(modules.items()), vocabulary.rename, piece_re, re.compile(b"|".join(strong)),
-                 re.compile(weak) if words else None, exts)
+                 re.compile(b"|".join(weak)) if weak else None, exts)
 
 
 def follow(data: bytes, rel: str, bases: Sequence[str], links: Links) -> Followed | None:
@@ -169,7 +172,8 @@ class _Pass:
         self.found: list[tuple[int, pf.PyFinding]] = []
 
     def run(self) -> Followed:
-        for node, kind in uses(self.tree):
+        found, compares = uses(self.tree)
+        for node, kind in found:
             for v in self.values.values(node):
                 if kind in (".", "/"):
                     self._module(node, v, kind)
@@ -177,7 +181,8 @@ class _Pass:
                          for p in v):  # a piece with a word or a renamed extension
                     self._path(node, v, kind == "pattern")
         final, why = self._agreed()
-        self._comparisons(final, why)
+        if final:
+            self._comparisons(compares, final, why)
         out = Followed(findings=self.found)
         for start, end, new, lit in lit_edits(self.pos, final):
             out.edits.append((start, end, new, why[lit]))
@@ -311,11 +316,12 @@ class _Pass:
 
     # -- comparisons ---------------------------------------------------------------------
 
-    def _comparisons(self, final: dict[Lit, str], why: dict[Lit, str]) -> None:
+    def _comparisons(self, compares: list[ast.Compare], final: dict[Lit, str],
+                     why: dict[Lit, str]) -> None:
         """``suffix == 'cuda'``: a literal compared with a variable whose pieces were
         decided gets the same decision."""
-        for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Compare) or len(node.comparators) != 1:
+        for node in compares:
+            if len(node.comparators) != 1:
                 continue
             a, b = node.left, node.comparators[0]
             name, other = (a, b) if isinstance(a, ast.Name) else (b, a)

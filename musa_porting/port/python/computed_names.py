@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from ...rules import name_patterns as np
 from .values import HOLE, Lit, Value
@@ -18,28 +18,34 @@ _MODULE_CALLS = {"find_spec": ".", "import_module": ".", "__import__": ".", "loa
 _GLOB_CALLS = frozenset({"glob", "iglob", "rglob"})
 
 
-def uses(tree: ast.AST) -> Iterator[tuple[ast.AST, str]]:
+def uses(tree: ast.AST) -> tuple[list[tuple[ast.AST, str]], list[ast.Compare]]:
     """Expressions that compute a name, each with how it is used: ``path`` (a maximal
     string expression), ``pattern`` (a glob's argument), ``.`` (a module name) or ``/``
-    (a module's file)."""
-    parents: dict[ast.AST, ast.AST] = {}
+    (a module's file); and the comparisons (what a decided piece may be compared with).
+    One walk of the tree; only a string expression's own children are looked at twice."""
+    out: list[tuple[ast.AST, str]] = []
+    formers: list[ast.AST] = []
+    inner: set[int] = set()  # an expression inside another, or a glob's argument
+    compares: list[ast.Compare] = []
     for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
+        if isinstance(node, ast.Compare):
+            compares.append(node)
+        elif _former(node):
+            formers.append(node)
+            inner.update(map(id, ast.iter_child_nodes(node)))
         if isinstance(node, ast.Call):
             name = _last_name(node.func)
             arg = next((k.value for k in node.keywords if k.arg == "name"),
                        node.args[0] if node.args else None)
             if arg is not None and name in _MODULE_CALLS:
-                yield arg, _MODULE_CALLS[name]
+                out.append((arg, _MODULE_CALLS[name]))
             elif arg is not None and name.endswith("Extension") and name != "BuildExtension":
-                yield arg, "."
+                out.append((arg, "."))
             elif name in _GLOB_CALLS and node.args:
-                yield node.args[0], "pattern"
-    for node, parent in parents.items():
-        if _former(node) and not _former(parent) and not (
-                isinstance(parent, ast.Call) and _last_name(parent.func) in _GLOB_CALLS):
-            yield node, "path"
+                out.append((node.args[0], "pattern"))
+                inner.add(id(node.args[0]))
+    out += [(f, "path") for f in formers if id(f) not in inner]
+    return out, compares
 
 
 def _former(node: ast.AST) -> bool:
