@@ -125,11 +125,18 @@ def computed_links(paths: PathMap | None, modules: dict[str, str | None], vocabu
     names = [re.escape(k).encode() for k in modules if "*" not in k]
     strong = [_CONSUMERS] + [re.escape(e).encode() + rb"['\"]" for e in exts] + names
     word = b"|".join(re.escape(w).encode() for w in words)
-    weak = [rb"(?i:[_/](?:" + word + rb")|(?:" + word + rb")[_/]|['\"](?:" + word + rb")['\"])"] \
-        if words else []
-    trigger = paths.trigger() if paths is not None else ""
-    if trigger:  # a folder or file the port renames
-        weak.append(trigger.encode())
+    # A word as a part of a name or path in a string ('{library}_cuda', 'csrc/cuda/'), or
+    # alone in a join: not an identifier (is_cuda), not a device ('cuda', 'cuda:0').
+    tok = rb"[\w./{}-]*"
+    weak = [rb"(?i:['\"/]" + tok + rb"(?:[_/.](?:" + word + rb")|(?:" + word + rb")[_/.])" + tok
+            + rb"['\"/]|join\s*\([^)\n]*['\"](?:" + word + rb")['\"])"] if words else []
+    moved = sorted({n for t in paths.trees for n in t.renamed_names}
+                   | {posixpath.basename(t.src) for t in paths.trees if t.src != t.out and t.src}
+                   if paths is not None else ())
+    if moved:  # a folder or file the port renames, beside a / or in a join
+        name = b"|".join(re.escape(n).encode() for n in moved)
+        weak.append(rb"/(?:" + name + rb")['\"/]|['\"](?:" + name + rb")/|join\s*\([^)\n]*['\"](?:"
+                    + name + rb")['\"]")
     pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
     piece_re = re.compile(f"(?i:{pieces})" if pieces else r"(?!)")
     return Links(paths, tuple(modules.items()), vocabulary.rename, piece_re, re.compile(b"|".join(strong)),
