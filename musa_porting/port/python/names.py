@@ -56,6 +56,7 @@ VISIBLE_DEVICES = Rule("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES", FAMILY)
 LIBRARY = Rule("shared library", "", FAMILY, note="a CUDA library's file name (libcudart.so)")
 ENV_VAR = Rule("environment variable", "", FAMILY, note="a CUDA word in an env var name")
 LAUNCH = Rule("import torch_musa", "import torch_musa", FAMILY, note="launch file")
+MODULE = Rule("python module", "", FAMILY, note="an import of a module the port renamed")
 PATH = Rule("source path", "", FAMILY, note="a path to a ported source follows the port")
 
 

@@ -26,6 +26,7 @@ from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
+from .modules import ModuleTree
 from .names import LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
@@ -66,6 +67,7 @@ class PythonRules:
     candidates: re.Pattern[bytes]
     fallback: Matcher
     arches: tuple[str, ...] = ("mp_22",)  # --arch
+    modules: ModuleTree | None = None  # the tree's Python modules, when it renamed some
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -83,10 +85,12 @@ class PythonRules:
 
 
 def python_rules(renames: Mapping[str, str] | None = None,
-                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",)) -> PythonRules:
+                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
+                 modules: ModuleTree | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
-    where the project-symbol renames of the C++ side reach Python."""
+    where the project-symbol renames of the C++ side reach Python. ``modules``: the
+    tree's Python modules, whose imports follow their renames."""
     renames = dict(renames or {})
     vocab = _vocabulary()
     code = list(_CODE)
@@ -101,6 +105,13 @@ def python_rules(renames: Mapping[str, str] | None = None,
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
         strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
         anchors += [k.encode() for k in renames]
+    if modules is not None and not modules.renamed:
+        modules = None
+    if modules is not None:  # a renamed module's name, in code or in a module string
+        words = "|".join(re.escape(w) for w in modules.words()).encode()
+        code.append(rb"(?<![\w])(?:" + words + rb")(?![\w])")
+        strings.append(rb"""['"][\w.]*(?<![\w])(?:""" + words + rb""")(?![\w])[\w.]*['"]""")
+        anchors += [w.encode() for w in modules.words()]
     if paths is not None and paths.trigger():
         strings.append(paths.trigger().encode())
         anchors += [a.encode() for a in paths.anchors()]
@@ -109,7 +120,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches))
+                       fallback_matcher(renames), tuple(arches), modules)
 
 
 @lru_cache(maxsize=1)
@@ -144,10 +155,11 @@ class PythonPort:
 
 
 def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",),
-                launch: bool = False) -> PythonPort:
+                launch: bool = False, module: str = "") -> PythonPort:
     """Port one Python file. ``bases`` are the folders (relative to the root the path
     map uses) that relative path strings may start from; ``launch`` makes it a launch
-    file, which gets ``import torch_musa``."""
+    file, which gets ``import torch_musa``; ``module`` is its path in the tree of
+    ``rules.modules`` (imports resolve from it)."""
     hits = rules.hits(data)
     if not hits and not launch:
         return PythonPort(data, [])
@@ -167,7 +179,8 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
                          cpp_extension=b"cpp_extension" in data,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
-                         arches=rules.arches, distributed=distributed_names(data))
+                         arches=rules.arches, distributed=distributed_names(data),
+                         modules=rules.modules if module else None, module_file=module)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []

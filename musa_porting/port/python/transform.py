@@ -21,6 +21,7 @@ from .context import RewriteContext
 from .imports import GAP, WORD, ImportRewrites, Misplaced
 from .literals import Piece
 from .literals import pieces as _pieces
+from .module_imports import IMPORT_CALLS, ModuleImports
 from .string_rewrites import StringRewrites
 
 _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
@@ -44,7 +45,7 @@ def dotted(node: ast.AST) -> str | None:
 __all__ = ["Misplaced", "StatementRewriter", "dotted"]
 
 
-class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
+class StatementRewriter(ImportRewrites, ModuleImports, ArchRewrites, StringRewrites):
     """Rewrites one statement (see the module docstring): ``edits`` holds (start, end,
     new text, rule) in offsets of ``src``, ``findings`` what it found."""
 
@@ -133,6 +134,10 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
 
     def visit_Name(self, node: ast.Name) -> None:
         self._ident(self.span(node)[0], node.id)
+        if node.id in self.ctx.renamed_heads:  # bound by an import of the renamed module
+            start = self.span(node)[0]
+            self._replace(start, self._at(start, node.id), self.ctx.renamed_heads[node.id],
+                          n.MODULE)
 
     def visit_arg(self, node: ast.arg) -> None:
         self._ident(self.span(node)[0], node.arg)
@@ -163,6 +168,8 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         """The rules for ``base.attr`` (a node, or part of an import's dotted name)."""
         if base == "torch" and attr == "cuda":
             self._replace(attr_start, end, "musa", n.TORCH_CUDA)
+            return
+        if self.ctx.modules is not None and base and self._tree_attribute(base, attr, attr_start, end):
             return
         if base == "torch.cuda" and attr == "nccl":
             self._replace(attr_start, end, "mccl", n.NCCL_MODULE)
@@ -216,6 +223,8 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         if isinstance(func, ast.Attribute) and func.attr == "cuda" and dotted(func.value) != "torch":
             end = self.span(func)[1]
             self._replace(end - 4, self._at(end - 4, "cuda"), "musa", n.CUDA_CALL)
+        if fname in IMPORT_CALLS and self.ctx.modules is not None:
+            self._import_string(node, fname)
         if fname in _ENV_CALLS and args:
             first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
             self._env_string(first)
