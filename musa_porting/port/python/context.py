@@ -33,3 +33,6 @@ class RewriteContext:
     module_file: str = ""
     module_bindings: dict[str, str] = field(default_factory=dict)
     renamed_heads: dict[str, str] = field(default_factory=dict)
+    # The dotted names that are torch.utils.cpp_extension in the file.
+    extension_modules: frozenset[str] = frozenset({"torch.utils.cpp_extension"})
+    extension_star: bool = False  # it has `from torch_musa.utils.musa_extension import *`

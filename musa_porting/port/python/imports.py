@@ -23,6 +23,16 @@ _FROM = re.compile(rb"from" + GAP + rb"(?:\." + GAP + rb")*")  # up to the modul
 _AS_NAME = re.compile(GAP + rb"as" + GAP + rb"([A-Za-z_]\w*)")
 
 
+def dotted(node: ast.AST) -> str | None:
+    """``torch.cuda.amp`` for that chain of attributes, None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
 class Misplaced(Exception):
     """A node's text is not where the tree's positions say (a non-ASCII name that
     Python normalizes, an odd f-string): the statement cannot be edited safely."""
@@ -136,8 +146,8 @@ class ImportRewrites:
         if not star:
             for alias in node.names:
                 self._from_alias(alias, module, count)
-        if module == "torch.utils" and count == 1 and node.names[0].name == "cpp_extension":
-            self._replace(*module_span, "torch_musa.utils", n.CPP_EXTENSION)  # type: ignore[misc]
+        if module == "torch.utils.cpp_extension" and module_span is not None:
+            self._extension_import(node, module_span)
         if self.ctx.modules is not None:
             self._tree_import_from(node, module_span[0] if module_span else (
                 _FROM.match(self.src, self.span(node)[0]).end() if node.module else None))  # type: ignore[union-attr]
@@ -154,8 +164,6 @@ class ImportRewrites:
             new, rule = "musa", n.ATTRIBUTE_IMPORT
         elif module == "torch.backends" and name == "cudnn":
             new, rule = "mudnn", n.MUDNN_IMPORT
-        elif module == "torch.utils" and name == "cpp_extension" and count == 1:
-            new, rule = "musa_extension", n.CPP_EXTENSION
         elif module == "torch.distributed" and name == "is_nccl_available":
             new, rule = "is_mccl_available", n.IS_NCCL
         elif module == "torch.cuda" and name == "nccl":

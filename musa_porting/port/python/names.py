@@ -38,6 +38,9 @@ CUDA_CALL = Rule(".cuda()", ".musa()", FAMILY)
 IS_CUDA = Rule(".is_cuda", ".is_musa", FAMILY)
 CUDNN = Rule("torch.backends.cudnn", "torch.backends.mudnn", FAMILY)
 CPP_EXTENSION = Rule("torch.utils.cpp_extension", "torch_musa.utils.musa_extension", FAMILY)
+# A name of torch_musa's module written qualified: the file needs its import.
+EXTENSION_QUALIFIED = Rule("torch.utils.cpp_extension.X", "torch_musa.utils.musa_extension.X",
+                           FAMILY, note="import torch_musa.utils.musa_extension added")
 EXTENSION_NAMES = {
     "CUDAExtension": Rule("CUDAExtension", "MUSAExtension", FAMILY),
     "CUDA_HOME": Rule("CUDA_HOME", "MUSA_HOME", FAMILY),

@@ -24,10 +24,12 @@ from ..engine import Edit, Matcher, rewrite
 from ..lines import Lines
 from . import launch as launch_mod
 from .context import RewriteContext
+from .extension_imports import MODULE as EXTENSION_MODULE
+from .extension_imports import extension_modules
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
 from .modules import ModuleTree
-from .names import LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
+from .names import EXTENSION_QUALIFIED, LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
 from .paths import PathMap
 from .suspect import may_not_parse
 
@@ -35,7 +37,7 @@ from .suspect import may_not_parse
 _CODE = [
     rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
-    rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
+    rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\.\s*BuildExtension\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
     rb"\bis_nccl_available\b", rb"\bBackend\s*\.\s*NCCL\b",
     rb"\b(?:import|from)\s[^\n]*\bpynvml\b",
@@ -49,10 +51,11 @@ _STRINGS = [
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
-_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"NCCL", b"nvcc",
-            b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code",
-            b"pynvml"]
+_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"BuildExtension", b"cupy", b"numba", b"triton", b"nccl",
+            b"NCCL", b"nvcc", b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture",
+            b"-generate-code", b"pynvml"]
 _EMPTY_MATCHER = Matcher({})
+_CPP_EXTENSION = re.compile(rb"\bcpp_extension\b")
 
 
 @dataclass(frozen=True)
@@ -176,26 +179,29 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
             statements.setdefault(last)
     encoding = source_encoding(data)
     paths = rules.paths
+    cpp_extension = _CPP_EXTENSION.search(data) is not None
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
-                         cpp_extension=b"cpp_extension" in data,
+                         cpp_extension=cpp_extension,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
                          arches=rules.arches, distributed=distributed_names(data),
                          modules=rules.modules if module else None, module_file=module)
+    if cpp_extension:
+        ctx.extension_modules = extension_modules(data)
+        ctx.extension_star = launch_mod.imports_module(lx, EXTENSION_MODULE, star=True)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []
     needs: list[int] = []  # statements that take an attribute torch_musa sets
+    qualified: list[int] = []  # statements that name torch_musa's extension module
     for start, end in statements:
-        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs)
-    if (launch or needs) and not launch_mod.imports_torch_musa(lx):
-        spot = launch_mod.insertion(lx)
-        if needs and (spot is None or spot[0] > min(needs)):
-            spot = launch_mod.before(lx, min(needs))  # the import that needs it comes first
-        if spot is None:
+        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs, qualified)
+    if qualified and not launch_mod.imports_module(lx, EXTENSION_MODULE):
+        # `import torch_musa.utils.musa_extension` imports torch_musa too
+        _add_import(lx, f"import {EXTENSION_MODULE}", qualified + needs, EXTENSION_QUALIFIED, fixed)
+    elif (launch or needs) and not launch_mod.imports_torch_musa(lx):
+        if not _add_import(lx, launch_mod.LINE, needs, LAUNCH, fixed):
             warnings.append((1, "launch file without 'import torch': add 'import torch_musa' "
                                 "before the script uses the musa device"))
-        else:
-            fixed.insert(0, (spot[0], spot[0], spot[1], LAUNCH))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
         broken = _unreadable_encoding(data) or _syntax_error(data)
         if broken is not None:
@@ -205,9 +211,23 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
                       warnings)
 
 
+def _add_import(lx: Lexed, line: str, needs: list[int], rule, fixed: list) -> bool:
+    """``line`` (an import) after the file's first ``import torch``, or before the first
+    of the statements that ``needs`` it when that comes first; False when neither."""
+    spot = launch_mod.insertion(lx, line)
+    if needs and (spot is None or spot[0] > min(needs)):
+        spot = launch_mod.before(lx, min(needs), line)  # the import that needs it comes first
+    if spot is None:
+        return False
+    fixed.insert(0, (spot[0], spot[0], spot[1], rule))
+    return True
+
+
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
-              fallback: Matcher, fixed: list, found: list, needs: list) -> None:
-    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
+              fallback: Matcher, fixed: list, found: list, needs: list,
+              qualified: list) -> None:
+    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``,
+    the statement's offset to ``needs``/``qualified`` when an import must come before it."""
     from .statement import NotParsed, port_statement
 
     data = lx.data
@@ -217,7 +237,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     raw = data[first:end]
     try:
         text = raw.decode(encoding)
-        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end))
+        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end),
+                             indent=data[start:first].decode("ascii"))
     except (UnicodeError, LookupError):
         res = None
         reason = f"it is not valid {encoding}"
@@ -236,6 +257,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     ascii_text = raw.isascii()
     if any(rule in NEEDS_TORCH_MUSA for _, _, _, rule in res.edits):
         needs.append(first)
+    if any(rule is EXTENSION_QUALIFIED for _, _, _, rule in res.edits):
+        qualified.append(first)
     for s, e, new, rule in res.edits:
         bs, be = (s, e) if ascii_text else (len(text[:s].encode(encoding)),
                                             len(text[:e].encode(encoding)))

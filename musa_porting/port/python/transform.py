@@ -18,7 +18,8 @@ from ...rules.model import Rule
 from . import names as n
 from .arch_rewrites import ArchRewrites
 from .context import RewriteContext
-from .imports import GAP, WORD, ImportRewrites, Misplaced
+from .extension_imports import ExtensionImports
+from .imports import GAP, WORD, ImportRewrites, Misplaced, dotted
 from .literals import Piece
 from .literals import pieces as _pieces
 from .module_imports import IMPORT_CALLS, ModuleImports
@@ -32,26 +33,19 @@ _NEWLINE = re.compile(rb"\r\n?|\n")
 _DEF_NAME = re.compile(rb"(?:async" + GAP + rb")?(?:def|class)" + GAP + rb"([A-Za-z_]\w*)")
 
 
-def dotted(node: ast.AST) -> str | None:
-    """``torch.cuda.amp`` for that chain of attributes, None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
 __all__ = ["Misplaced", "StatementRewriter", "dotted"]
 
 
-class StatementRewriter(ImportRewrites, ModuleImports, ArchRewrites, StringRewrites):
+class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRewrites,
+                        StringRewrites):
     """Rewrites one statement (see the module docstring): ``edits`` holds (start, end,
     new text, rule) in offsets of ``src``, ``findings`` what it found."""
 
-    def __init__(self, ctx: RewriteContext, src: bytes):
+    def __init__(self, ctx: RewriteContext, src: bytes, stmt_start: int = 0, indent: str = ""):
         self.ctx = ctx
         self.src = src
+        self.stmt_start = stmt_start  # where the statement starts in src (after a wrapping)
+        self.indent = indent  # its line's indentation
         # Where the tree's lines start: Python ends a line at \r\n, \n and a lone \r.
         self._lines = [0] + [m.end() for m in _NEWLINE.finditer(src)]
         # The edits in order of their starts (also listed alone): those inside a span are a
@@ -156,11 +150,14 @@ class StatementRewriter(ImportRewrites, ModuleImports, ArchRewrites, StringRewri
     visit_Nonlocal = visit_Global
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self._qualified_extension_name(node):
+            return
         self.walk(node.value)
         start, end = self.span(node)
         attr_start = end - len(node.attr.encode("utf-8"))
         self._at(attr_start, node.attr)
-        self._ident(attr_start, node.attr)
+        if node.attr not in n.EXTENSION_NAMES:  # another object's, not cpp_extension's
+            self._ident(attr_start, node.attr)
         self._attribute(dotted(node.value), node.attr, start, attr_start, end)
 
     def _attribute(self, base: str | None, attr: str, start: int, attr_start: int,
@@ -181,8 +178,6 @@ class StatementRewriter(ImportRewrites, ModuleImports, ArchRewrites, StringRewri
             self._replace(attr_start, end, "MCCL", n.BACKEND_NCCL)
         elif base == "torch.backends" and attr == "cudnn":
             self._replace(attr_start, end, "mudnn", n.CUDNN)
-        elif base == "torch.utils" and attr == "cpp_extension":
-            self._replace(start, end, n.CPP_EXTENSION.value, n.CPP_EXTENSION)  # type: ignore[arg-type]
         elif attr == "is_cuda":
             self._replace(attr_start, end, "is_musa", n.IS_CUDA)
         elif attr in self.ctx.renames:
