@@ -168,6 +168,8 @@ class ImportRewrites:
             new, rule = "is_mccl_available", n.IS_NCCL
         elif module == "torch.cuda" and name == "nccl":
             new, rule = "mccl", n.NCCL_MODULE
+        elif module in ("torch.version", "torch.backends") and name == "cuda":
+            self._find(pf.cuda_probe(f"{module}.cuda"))
         else:
             if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
                 self.findings.append(pf.unknown_torch_name(name))

@@ -35,7 +35,8 @@ from .suspect import may_not_parse
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
-    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
+    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension"
+    rb"|version\s*\.\s*cuda|backends\s*\.\s*cuda)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
     rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\.\s*BuildExtension\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",

@@ -178,6 +178,8 @@ class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRew
             self._replace(attr_start, end, "MCCL", n.BACKEND_NCCL)
         elif base == "torch.backends" and attr == "cudnn":
             self._replace(attr_start, end, "mudnn", n.CUDNN)
+        elif base in ("torch.version", "torch.backends") and attr == "cuda":
+            self._find(pf.cuda_probe(f"{base}.cuda"))
         elif attr == "is_cuda":
             self._replace(attr_start, end, "is_musa", n.IS_CUDA)
         elif attr in self.ctx.renames:

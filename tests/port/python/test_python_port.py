@@ -208,7 +208,7 @@ def test_findings_for_what_has_no_musa_rename():
     got = {(d.id, d.line) for d in p.diagnostics}
     # import numba alone (line 4) is fine: only numba.cuda targets NVIDIA GPUs
     assert got == {("MP4002", 3), ("MP4003", 5), ("MP4004", 7), ("MP4005", 10),
-                   ("MP4006", 21), ("MP4006", 25)}
+                   ("MP4006", 21), ("MP4009", 25)}  # nvcc run for its version: a CUDA probe
     for d in p.diagnostics:
         assert d.message and d.check.name
     # nvcc named in a subprocess call is a finding, not a rename
