@@ -59,6 +59,11 @@ _PROBE_ADVICE = {
                            "is False; torch_musa's public names list no counterpart (cuDNN's "
                            "switches are torch.backends.mudnn): drop it, or set what your "
                            "torch_musa offers",
+    "_find_cuda_home": "torch.utils.cpp_extension's _find_cuda_home() looks for the CUDA "
+                       "toolkit: None on a MUSA machine; torch_musa.utils.musa_extension's "
+                       "MUSA_HOME is the MUSA install's folder",
+    "CUDNN_HOME": "torch.utils.cpp_extension's CUDNN_HOME is cuDNN's folder: None on a MUSA "
+                  "machine (muDNN comes with the MUSA install, MUSA_HOME)",
     "nvcc": "it runs nvcc for its version, to read CUDA's release from what it prints: a MUSA "
             "machine has no nvcc, mcc --version prints a clang version and no CUDA release, "
             "and torch_musa's public names have no MUSA toolkit version; test "
@@ -66,9 +71,14 @@ _PROBE_ADVICE = {
 }
 
 
+# torch.utils.cpp_extension's names that find CUDA's install, with no MUSA counterpart.
+EXTENSION_PROBES = frozenset({"_find_cuda_home", "CUDNN_HOME"})
+
+
 def cuda_probe(name: str) -> PyFinding:
     """A finding for a probe of the CUDA build or toolkit with no MUSA value: ``name`` is
-    ``torch.version.cuda``, ``torch.backends.cuda`` or ``nvcc``."""
+    ``torch.version.cuda``, ``torch.backends.cuda``, ``nvcc`` or a name of
+    ``EXTENSION_PROBES``."""
     return PyFinding("MP4009", name, _PROBE_ADVICE[name])
 
 

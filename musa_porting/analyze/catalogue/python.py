@@ -56,7 +56,8 @@ CHECKS = (
     Check("MP4009", "cuda-probe", "warning", False,
           "A probe of the CUDA build or toolkit that has no MUSA value: `torch.version.cuda` "
           "(None on a MUSA build of torch), `torch.backends.cuda` (CUDA's backend switches), "
-          "`nvcc --version` run to read CUDA's release. Probes with a MUSA counterpart are "
+          "`nvcc --version` run to read CUDA's release, torch.utils.cpp_extension's "
+          "`_find_cuda_home()` and `CUDNN_HOME`. Probes with a MUSA counterpart are "
           "ported instead: `torch.cuda.is_available()` -> `torch.musa.is_available()`, "
           "`CUDA_HOME` -> torch_musa's `MUSA_HOME`.",
           "cuda_version = torch.version.cuda.replace('.', '')", family=_FAMILY,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ...analyze import python_findings as pf
 from . import names as n
 from .imports import dotted
 
@@ -95,9 +96,9 @@ class ExtensionImports:
         """``ext.CUDAExtension`` where ``ext`` is torch's cpp_extension: the name of
         torch_musa's module, qualified."""
         new = MUSA_NAMES.get(node.attr)
-        if new is None:
-            return False
-        if dotted(node.value) not in self.ctx.extension_modules:
+        if new is None or dotted(node.value) not in self.ctx.extension_modules:
+            if node.attr in pf.EXTENSION_PROBES and dotted(node.value) in self.ctx.extension_modules:
+                self._find(pf.cuda_probe(node.attr))
             return False
         self._replace(*self.span(node), f"{MODULE}.{new}", n.EXTENSION_QUALIFIED)
         return True

@@ -170,6 +170,8 @@ class ImportRewrites:
             new, rule = "mccl", n.NCCL_MODULE
         elif module in ("torch.version", "torch.backends") and name == "cuda":
             self._find(pf.cuda_probe(f"{module}.cuda"))
+        elif module == "torch.utils.cpp_extension" and name in pf.EXTENSION_PROBES:
+            self._find(pf.cuda_probe(name))
         else:
             if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
                 self.findings.append(pf.unknown_torch_name(name))

@@ -38,7 +38,8 @@ _CODE = [
     rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension"
     rb"|version\s*\.\s*cuda|backends\s*\.\s*cuda)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
-    rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\.\s*BuildExtension\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
+    rb"\b(?:CUDAExtension|CUDA_HOME|CUDNN_HOME|_find_cuda_home)\b", rb"\.\s*BuildExtension\b",
+    rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
     rb"\bis_nccl_available\b", rb"\bBackend\s*\.\s*NCCL\b",
     rb"\b(?:import|from)\s[^\n]*\bpynvml\b",

@@ -27,6 +27,8 @@ def _port(src: str):
     ("import subprocess\nout = subprocess.check_output([CUDA_HOME + '/bin/nvcc', '-V'],\n"
      "                              universal_newlines=True)\n", 2),
     ("import os\nrelease = os.popen('nvcc --version').read()\n", 2),
+    ("from torch.utils.cpp_extension import _find_cuda_home, load\n", 1),
+    ("import torch.utils.cpp_extension as ext\nhome = ext._find_cuda_home()\n", 2),
 ])
 def test_a_probe_with_no_musa_value_is_a_finding_at_its_line(src, line):
     out, found, diags = _port(src)
