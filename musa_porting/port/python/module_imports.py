@@ -17,6 +17,10 @@ from . import names as n
 from .imports import DOTTED, WORD, Misplaced
 
 IMPORT_CALLS = frozenset({"importlib.import_module", "import_module", "__import__"})
+SETUP_CALLS = frozenset({"setup", "setuptools.setup"})
+# setup()'s arguments whose strings (and dict keys) are dotted module names.
+_SETUP_MODULES = frozenset({"packages", "py_modules", "package_data", "package_dir",
+                            "exclude_package_data"})
 _PACKAGE_NAMES = frozenset({"__package__", "__name__"})
 
 
@@ -115,6 +119,35 @@ class ModuleImports:
             self._replace(attr_start, end, new, n.MODULE)
         return True
 
+    def _setup_modules(self, node: ast.Call) -> None:
+        """``setup(packages=["pkg", "pkg._cuda"], package_data={"pkg._cuda": ...})``: the
+        packages and modules setuptools looks for, under their names in OUT."""
+        mt, rel = self.ctx.modules, self.ctx.module_file
+        for kw in node.keywords:
+            if kw.arg not in _SETUP_MODULES:
+                continue
+            value = kw.value
+            items = value.keys if isinstance(value, ast.Dict) else \
+                value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else []
+            for item in items:
+                if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+                    continue
+                parts = item.value.split(".")
+                if not all(p.isidentifier() for p in parts):
+                    continue
+                found = mt.absolute(rel, parts)
+                new = mt.new_parts(parts, found) if len(found) == len(parts) else []
+                if any(new):
+                    self._module_string(item, ".".join(b or a for a, b in zip(parts, new)))
+
+    def _module_string(self, node: ast.Constant, body: str) -> None:
+        """The plain string literal ``node`` (a module's name) rewritten to ``body``."""
+        pieces = self._pieces(node)
+        if len(pieces) != 1 or pieces[0].is_fstring or pieces[0].is_bytes \
+                or self._text(pieces[0].body_start, pieces[0].body_end) != node.value:
+            return
+        self._piece(pieces[0], body, n.MODULE)
+
     def _import_string(self, node: ast.Call, fname: str) -> None:
         """``importlib.import_module("pkg.cuda.ops")``, ``import_module(".ops_cuda",
         __package__)``, ``__import__("pkg.cuda")``: the module name follows."""
@@ -140,9 +173,4 @@ class ModuleImports:
         new = mt.new_parts(parts, found)
         if not any(new):
             return
-        pieces = self._pieces(node.args[0])
-        if len(pieces) != 1 or pieces[0].is_fstring or pieces[0].is_bytes \
-                or self._text(pieces[0].body_start, pieces[0].body_end) != name:
-            return
-        body = "." * dots + ".".join(b or a for a, b in zip(parts, new))
-        self._piece(pieces[0], body, n.MODULE)
+        self._module_string(node.args[0], "." * dots + ".".join(b or a for a, b in zip(parts, new)))

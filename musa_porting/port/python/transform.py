@@ -22,7 +22,7 @@ from .extension_imports import ExtensionImports
 from .imports import GAP, WORD, ImportRewrites, Misplaced, dotted
 from .literals import Piece
 from .literals import pieces as _pieces
-from .module_imports import IMPORT_CALLS, ModuleImports
+from .module_imports import IMPORT_CALLS, SETUP_CALLS, ModuleImports
 from .string_rewrites import StringRewrites
 
 _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
@@ -222,6 +222,8 @@ class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRew
             self._replace(end - 4, self._at(end - 4, "cuda"), "musa", n.CUDA_CALL)
         if fname in IMPORT_CALLS and self.ctx.modules is not None:
             self._import_string(node, fname)
+        elif fname in SETUP_CALLS and self.ctx.modules is not None:
+            self._setup_modules(node)
         if fname in _ENV_CALLS and args:
             first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
             self._env_string(first)

@@ -137,6 +137,7 @@ SETUP = {"setup.py": "from setuptools import setup, find_packages\n"
                      "setup(name='pkg', packages=find_packages())\n"}
 PRIVATE = {
     "pkg/_cuda_impl.py": "def twice(x):\n    return 2 * x\n",
+    "pkg/_cuda_data/__init__.py": "",
     "pkg/cuda/ops.py": "from .._cuda_impl import twice\n\n\ndef add(a, b):\n    return twice(a + b) // 2\n",
 }
 
@@ -154,6 +155,15 @@ def test_public_modules_of_an_installable_package_keep_their_names(tmp_path):
     assert (out / "pkg" / "cuda" / "ops.py").read_text().startswith(
         "from .._musa_impl import twice\n")
     assert _run_main(out) == EXPECTED
+
+
+def test_a_setup_py_lists_the_packages_under_their_names_in_out(tmp_path):
+    setup = ("from setuptools import setup\n"
+             "setup(name='pkg', packages=['pkg', 'pkg.cuda', 'pkg._cuda_data'],\n"
+             "      package_data={'pkg._cuda_data': ['*.json']}, description='pkg.cuda')\n")
+    _, out = _port(tmp_path, {**APP, **PRIVATE, "setup.py": setup})
+    assert (out / "setup.py").read_text() == setup.replace("_cuda_data", "_musa_data")
+    assert (out / "pkg" / "_musa_data" / "__init__.py").is_file()
 
 
 def test_rename_exported_renames_public_modules_too_and_the_run_follows(tmp_path):
