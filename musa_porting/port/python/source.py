@@ -38,7 +38,7 @@ _CODE = [
     rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension"
     rb"|version\s*\.\s*cuda|backends\s*\.\s*cuda)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
-    rb"\b(?:CUDAExtension|CUDA_HOME|CUDNN_HOME|_find_cuda_home)\b", rb"\.\s*BuildExtension\b",
+    rb"\b(?:CUDAExtension|CUDA_HOME|CUDNN_HOME|_find_cuda_home)\b",
     rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
     rb"\bis_nccl_available\b", rb"\bBackend\s*\.\s*NCCL\b",
@@ -53,11 +53,14 @@ _STRINGS = [
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
-_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"BuildExtension", b"cupy", b"numba", b"triton", b"nccl",
+_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl",
             b"NCCL", b"nvcc", b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture",
             b"-generate-code", b"pynvml"]
 _EMPTY_MATCHER = Matcher({})
 _CPP_EXTENSION = re.compile(rb"\bcpp_extension\b")
+# torch_musa's BuildExtension through torch's module (ext.BuildExtension): searched only in
+# files that name cpp_extension, not by every file's scan.
+_QUALIFIED_BUILD = re.compile(rb"\.[ \t]*BuildExtension\b")
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,12 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
             statements.setdefault(last)
     encoding = source_encoding(data)
     paths = rules.paths
-    cpp_extension = _CPP_EXTENSION.search(data) is not None
+    cpp_extension = b"cpp_extension" in data and _CPP_EXTENSION.search(data) is not None
+    if cpp_extension and b"BuildExtension" in data:
+        for m in _QUALIFIED_BUILD.finditer(data):
+            if lx.in_code(m.start()):
+                statements.setdefault(lx.statement(m.start()))
+        statements = dict.fromkeys(sorted(statements))
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
                          cpp_extension=cpp_extension,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,

@@ -180,3 +180,10 @@ def test_keep_paths_keeps_every_module_and_changes_no_import(tmp_path):
     assert (out / "pkg" / "cuda" / "ops.py").is_file()
     assert (out / "run.py").read_text() == (src / "run.py").read_text()
     assert _run_main(out) == EXPECTED
+
+
+def test_without_python_no_folder_that_holds_python_is_renamed(tmp_path):
+    _, out = _port(tmp_path, APP, "--no-python")
+    assert (out / "pkg" / "cuda" / "ops.py").is_file()
+    assert (out / "musa" / "kernel.mu").is_file()  # C++ only: renamed as before
+    assert _run_main(out) == EXPECTED
