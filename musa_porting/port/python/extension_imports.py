@@ -20,31 +20,24 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from ...analyze import python_findings as pf
 from . import names as n
 from .imports import dotted
 
-MODULE = "torch_musa.utils.musa_extension"
+MODULE = n.EXTENSION_MODULE
 TORCH_MODULE = "torch.utils.cpp_extension"
 # What torch_musa's module provides, under its MUSA name.
 MUSA_NAMES = {"CUDAExtension": "MUSAExtension", "BuildExtension": "BuildExtension",
               "CUDA_HOME": "MUSA_HOME"}
-_BINDINGS = re.compile(  # what binds torch.utils.cpp_extension to a name
-    rb"^[ \t]*(?:import[ \t]+torch[ \t]*\.[ \t]*utils[ \t]*\.[ \t]*cpp_extension[ \t]+as[ \t]+"
-    rb"(?P<alias>\w+)|from[ \t]+torch[ \t]*\.[ \t]*utils[ \t]+import[ \t]+(?:[^\n#]*,[ \t]*)?"
-    rb"\(?[ \t]*cpp_extension(?:[ \t]+as[ \t]+(?P<as>\w+))?)", re.M)
-_TAIL = re.compile(rb"[ \t]*(?:#[^\r\n]*)?(?:\r\n?|\n|$)")  # the rest of a line, if only a comment
+# Compiled when first needed (few statements need it).
 
 
-def extension_modules(data: bytes) -> frozenset[str]:
-    """The dotted names that are ``torch.utils.cpp_extension`` in a file: itself, ``ext``
-    after ``import torch.utils.cpp_extension as ext``, ``cpp_extension`` after ``from
-    torch.utils import cpp_extension``."""
-    out = {TORCH_MODULE}
-    for m in _BINDINGS.finditer(data):
-        out.add((m["alias"] or m["as"] or b"cpp_extension").decode())
-    return frozenset(out)
+@lru_cache(maxsize=1)
+def _tail() -> re.Pattern[bytes]:
+    """The rest of a line, when it is only blanks and a comment."""
+    return re.compile(rb"[ \t]*(?:#[^\r\n]*)?(?:\r\n?|\n|$)")
 
 
 class ExtensionImports:
@@ -84,7 +77,7 @@ class ExtensionImports:
         """``text``, a statement, after ``node``: on a line of its own with its
         indentation when the statement is alone on its line, else after a ``;``."""
         start, end = self.span(node)
-        tail = _TAIL.match(self.src, end)
+        tail = _tail().match(self.src, end)
         alone = start == self.stmt_start and tail is not None
         if alone:
             nl = "\r\n" if tail.group().endswith(b"\r\n") else "\n"

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ...analyze import python_findings as pf
 from ...analyze.checks import Diagnostic
@@ -24,14 +25,22 @@ from ..engine import Edit, Matcher, rewrite
 from ..lines import Lines
 from . import launch as launch_mod
 from .context import RewriteContext
-from .extension_imports import MODULE as EXTENSION_MODULE
-from .extension_imports import extension_modules
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
-from .modules import ModuleTree
-from .names import EXTENSION_QUALIFIED, LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
+from .names import (
+    EXTENSION_MODULE,
+    EXTENSION_QUALIFIED,
+    LAUNCH,
+    NEEDS_TORCH_MUSA,
+    distributed_names,
+    extension_modules,
+    torch_musa_names,
+)
 from .paths import PathMap
 from .suspect import may_not_parse
+
+if TYPE_CHECKING:  # built by the run (tree/python_run.py); porting does not need it loaded
+    from .modules import ModuleTree
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
