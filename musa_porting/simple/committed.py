@@ -41,7 +41,7 @@ def replaced_paths(opts: PortOptions, out: str) -> list[str]:
     renames = dict(opts.renames) if opts.renames is not None else RENAMES
     vocabulary = run_vocabulary(opts) if opts.rename_paths else None
     out_rel_of = output_names(src, entries, KindSelector.from_options(opts), renames, vocabulary,
-                              [], {}, opts.file_name)
+                              [], {}, opts.file_name, rename_exported=opts.rename_exported)
     found = []
     for e in entries:
         path = os.path.join(out, out_rel_of[e.rel])

@@ -137,7 +137,8 @@ class Porter:
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         named = name_tree(self.src, entries, self.kinds, self.renames,
                           self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
-                          self.libraries, None if opts.reverse else users_file(self.out, old), old)
+                          self.libraries, None if opts.reverse else users_file(self.out, old), old,
+                          opts.rename_exported)
         out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
         self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
         check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
