@@ -28,7 +28,6 @@ from .string_rewrites import StringRewrites
 _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "os.environ.setdefault", "environ.setdefault", "os.environ.pop",
                         "environ.pop", "os.putenv", "os.unsetenv"})
-_ENVIRON = frozenset({"os.environ", "environ"})
 _NEWLINE = re.compile(rb"\r\n?|\n")
 _DEF_NAME = re.compile(rb"(?:async" + GAP + rb")?(?:def|class)" + GAP + rb"([A-Za-z_]\w*)")
 
@@ -228,15 +227,3 @@ class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRew
             first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
             self._env_string(first)
 
-    # -- environment variables -------------------------------------------------------------
-
-    def visit_Subscript(self, node: ast.Subscript) -> None:
-        self._children(node)
-        if dotted(node.value) in _ENVIRON and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            self._env_string(node.slice)
-
-    def visit_Compare(self, node: ast.Compare) -> None:
-        self._children(node)
-        if any(isinstance(op, (ast.In, ast.NotIn)) and dotted(c) in _ENVIRON
-               for op, c in zip(node.ops, node.comparators)):
-            self._env_string(node.left)
