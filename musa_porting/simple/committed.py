@@ -9,7 +9,8 @@ since the last commit, git gives each back, and the call proceeds as torch_musa'
 (the files it does not write are kept, unlike torch_musa's). The port records its bases
 (``merge/``), so a file git gives back afterwards is the porter's edit from then on:
 kept by the next call, and merged three ways with a new port of its source. Otherwise the call stops,
-naming the first file git could not give back.
+naming the first file git could not give back. git runs through ``safe_git``: the
+folder's repository is the project's, and its configuration may name commands.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import subprocess
 
 from ..errors import PortError
+from ..safe_git import run_git
 from ..tree.options import PortOptions
 from ..write.manifest import MANIFEST_NAME
 
@@ -87,12 +89,14 @@ def first_not_in_git(out: str, paths: list[str]) -> tuple[str, str] | None:
 
 
 def _git(cwd: str, *args: str) -> str | None:
+    """git's output, or None. Through the runner that runs nothing the repository's
+    configuration names (``safe_git``): the committed folder is the project's, and so
+    is its ``.git``."""
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              errors="surrogateescape", timeout=120)
+        proc = run_git(cwd, *args, timeout=120, filters=args[0] == "status")
     except (OSError, subprocess.SubprocessError):
         return None
-    return proc.stdout if proc.returncode == 0 else None
+    return proc.stdout.decode("utf-8", "surrogateescape") if proc.returncode == 0 else None
 
 
 def committed_output(opts: PortOptions) -> str | None:

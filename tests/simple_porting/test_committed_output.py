@@ -88,3 +88,22 @@ def test_outside_git_it_stops_as_before(tmp_path, monkeypatch):
     with pytest.raises(PortError, match="not in a git repository.*force=True"):
         SimplePorting("csrc", quiet=True).run()
     assert (tmp_path / "csrc_musa/a.mu").read_text() == "mine\n"
+
+
+# -- issue 47 items 2 and 5: the check's git runs nothing the repository names, and a git
+# that fails cannot say "unchanged" -----------------------------------------------------
+
+def test_the_check_runs_nothing_the_repository_configuration_names(project):
+    """A project shipped with ``core.fsmonitor`` set to a command: git status would run
+    it. The check's git must not (it goes through the hardened runner)."""
+    marker = project / "PWNED"
+    hook = project / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    git(project, "config", "core.fsmonitor", str(hook))
+    git(project, "config", "filter.evil.clean", f"touch {marker}; cat")
+    (project / ".gitattributes").write_text("*.mu filter=evil\n")
+    SimplePorting("csrc", quiet=True).run()
+    assert not marker.exists()
+    assert "/* hand fix */" not in (project / "csrc_musa/a.mu").read_text()  # the check passed
+
