@@ -4,11 +4,23 @@ fix."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 
 import pytest
 from conftest import make_tree
-from relhelp import descendants, kill_all, start, temps
+from relhelp import descendants, kill_all, start, state, temps
+from round4 import run_main
+
+HAS_GIT = shutil.which("git") is not None
+
+
+def git(cwd, *args) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c",
+                    "init.defaultBranch=master", *args], cwd=cwd, check=True, capture_output=True)
+
 
 # -- item 1: a worker slow to start -------------------------------------------------------
 
@@ -35,3 +47,53 @@ def test_a_worker_slow_to_start_does_not_hang_the_run(tmp_path):
     assert sorted(p.name for p in out.glob("*.mu")) == sorted(f"k{i}.mu" for i in range(80))
     assert "cudaStream_t" not in (out / "k79.mu").read_text()
     assert temps(out) == []
+
+
+# -- item 3: a clone's .git, and OUT's own -------------------------------------------------
+
+@pytest.mark.skipif(not HAS_GIT, reason="no git")
+def test_a_git_folder_in_src_is_never_ported_and_outs_is_never_touched(tmp_path):
+    """SRC is a clone (with a submodule's ``.git`` file); the porter makes OUT a
+    repository of its own and commits; upstream moves on; the re-port touches nothing
+    of OUT/.git. A manifest of a musa-port that copied ``.git`` (its records as such a
+    run wrote them) gets no file under it removed or rewritten either."""
+    src = make_tree(tmp_path / "s", {"k.cu": "cudaStream_t s;\n", "sub/m.cu": "cudaEvent_t e;\n",
+                                     "sub/.git": "gitdir: ../.git/modules/sub\n"})
+    git(src, "init", "-q")
+    git(src, "add", "k.cu", "sub/m.cu")
+    git(src, "commit", "-qm", "v1")
+    out = tmp_path / "out"
+    assert run_main([src, "-o", out, "-q"]).code == 0
+    assert not (out / ".git").exists() and not (out / "sub/.git").exists()
+    assert (out / "k.mu").read_text() == "musaStream_t s;\n"
+
+    git(out, "init", "-q")
+    git(out, "add", "-A")
+    git(out, "commit", "-qm", "the port")
+    (src / "k.cu").write_text("cudaStream_t s;\ncudaEvent_t e2;\n")
+    git(src, "commit", "-qam", "v2")
+    before = state(out / ".git", with_mtime=True)
+    run = run_main([src, "-o", out, "-q"])
+    assert run.code == 0, run.err
+    assert state(out / ".git", with_mtime=True) == before
+    assert (out / "k.mu").read_text() == "musaStream_t s;\nmusaEvent_t e2;\n"
+
+    manifest = out / ".musa-port-manifest.json"
+    data = json.loads(manifest.read_text())
+    model = data["files"]["k.mu"]
+    for rel in (".git/HEAD", ".git/index", "sub/.git"):
+        target = out / rel
+        if not target.exists():
+            target.write_text("gitdir: x\n")
+        st = os.lstat(target)
+        data["files"][rel] = {**model, "src": rel, "kind": "copied", "base": "",
+                              "out_size": st.st_size, "out_mtime_ns": st.st_mtime_ns}
+    data["dirs"] += [".git", ".git/refs"]
+    manifest.write_text(json.dumps(data))
+    before = state(out / ".git", with_mtime=True)
+    run = run_main([src, "-o", out, "-q"])
+    assert run.code == 0, run.err
+    assert state(out / ".git", with_mtime=True) == before
+    assert (out / "sub/.git").read_text() == "gitdir: x\n"
+    assert ".git/HEAD" in run.err  # the entries ignored are named
+    git(out, "status")  # still a repository
