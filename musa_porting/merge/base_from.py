@@ -65,6 +65,7 @@ def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa:
     from ..tree.paths import check_paths
 
     src, out = check_paths(opts.src, opts.output, opts.reverse)
+    _check_base_folder(opts.base_from or "", out)
     tmp = tempfile.mkdtemp(prefix="musa-port-base-")
     try:
         old_src, commit = _old_source(opts.base_from or "", src, tmp)
@@ -162,6 +163,24 @@ def _path_choice(opts: PortOptions, old_src: str, out: str, Porter) -> tuple[boo
         if score > best_score:
             best, best_score = (rename_paths, renames), score
     return best
+
+
+def _check_base_folder(base: str, out: str) -> None:
+    """OLD_SRC must be neither OUT, nor inside it, nor hold it: OUT's files would be
+    their own base (every hand edit taken for musa-port's bytes, and replaced), or
+    inputs of the base port."""
+    from ..tree.paths import folder_within
+
+    if not os.path.isdir(base):
+        return
+    if folder_within(base, out):
+        where = "is the output folder" if folder_within(out, base) else "is inside the output folder"
+    elif folder_within(out, base):
+        where = "holds the output folder"
+    else:
+        return
+    raise PortError(f"--base-from {base} {where} {out}: give the upstream the port was made "
+                    "from (a folder or a git ref)")
 
 
 def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
