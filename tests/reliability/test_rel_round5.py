@@ -97,3 +97,33 @@ def test_a_git_folder_in_src_is_never_ported_and_outs_is_never_touched(tmp_path)
     assert (out / "sub/.git").read_text() == "gitdir: x\n"
     assert ".git/HEAD" in run.err  # the entries ignored are named
     git(out, "status")  # still a repository
+
+
+# -- item 6: a source folder renamed onto musa-port's own --------------------------------------
+
+@pytest.mark.parametrize("folder", [".cuda-port", ".cuda-port-build"])
+def test_no_input_lands_on_a_reserved_name(tmp_path, folder):
+    """A source folder whose vocabulary renaming is musa-port's state folder (or build
+    folder): ported under its own name, with a warning naming it, and nothing of it in
+    musa-port's folder; a re-run with nothing changed writes nothing and renames
+    nothing (its conventions.json is not read as musa-port's)."""
+    src = make_tree(tmp_path / "s", {
+        "k.cu": "cudaStream_t s;\n",
+        f"{folder}/a.cu": "cudaEvent_t e;\n",
+        f"{folder}/conventions.json": json.dumps({"rules": {"musaStream_t": "hijacked_t"},
+                                                  "rename_paths": False, "renames": {}}),
+    })
+    out = tmp_path / "s_musa"
+    run = run_main([src])
+    assert run.code == 0, run.err
+    assert (out / folder / "a.mu").read_text() == "musaEvent_t e;\n"
+    assert (out / folder / "conventions.json").is_file()
+    reserved = folder.replace("cuda", "musa")
+    assert [ln for ln in run.err.splitlines() if folder in ln and reserved in ln and "warning" in ln]
+    assert not (out / reserved / "a.mu").exists()
+    assert not (out / reserved / "conventions.json").exists()
+    before = state(out, with_mtime=True)
+    again = run_main([src, "-q"])
+    assert again.code == 0, again.err
+    assert state(out, with_mtime=True) == before
+    assert (out / "k.mu").read_text() == "musaStream_t s;\n"
