@@ -206,10 +206,25 @@ def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     os.mkdir(folder)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         if hasattr(tarfile, "data_filter"):
-            tar.extractall(folder, filter="data")
+            try:
+                tar.extractall(folder, filter=_links_kept)
+            except tarfile.FilterError as exc:
+                raise PortError(f"--base-from: the tree of {commit[:12]} holds a path that "
+                                f"leaves it: {exc}", base) from None
         else:  # pragma: no cover - Python before 3.10.12
             tar.extractall(folder)
     return folder, commit
+
+
+def _links_kept(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's ``data`` filter (nothing written outside ``dest``, nor through a link
+    extracted before), except that a symbolic link is kept whatever it points at, as
+    a port keeps the links of a folder SRC (copied as they are, never followed):
+    ``csrc/common.h -> ../include/common.h`` is common, and leaves the exported folder."""
+    if not member.issym():
+        return tarfile.data_filter(member, dest)
+    checked = tarfile.data_filter(member.replace(linkname=".", deep=False), dest)
+    return checked.replace(linkname=member.linkname, deep=False) if checked is not None else None
 
 
 def saved_conventions(opts: PortOptions) -> PortOptions:
