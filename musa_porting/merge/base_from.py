@@ -17,6 +17,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import tarfile
 import tempfile
 from dataclasses import dataclass, replace
@@ -243,7 +244,17 @@ def saved_conventions(opts: PortOptions) -> PortOptions:
     if conv is None:
         return opts
     vocab = os.path.join(out, VOCABULARY)
-    return conv.apply(opts, opts.src, vocab if os.path.isfile(vocab) else None)
+    return conv.apply(opts, opts.src, vocab if _regular(vocab) else None)
+
+
+def _regular(path: str) -> bool:
+    """A regular file, not a link to one: OUT is the user's, and what is under
+    OUT/.musa-port is read as the port reads inputs (the vocabulary file is then read
+    as a --vocab file is, which may follow a link)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def save_conventions(outdir, conv: Conventions) -> None:

@@ -23,7 +23,7 @@ import os
 import secrets
 import zlib
 
-from ..safe_open import NOFOLLOW
+from ..safe_open import NOFOLLOW, open_regular
 from ..write.manifest import STATE_DIR_NAME as STATE_DIR
 from ..write.outdir import OutDir
 
@@ -57,8 +57,8 @@ def base_bytes(out: str, pointer: str, more: tuple[str, ...] = ()) -> bytes | No
     if "/" in pack or not pack.endswith(PACK_SUFFIX) or not offset.isdigit() or not length.isdigit():
         return None
     for root in (out, *more):
-        try:
-            fd = os.open(os.path.join(root, BASE_DIR, pack), os.O_RDONLY | NOFOLLOW)
+        try:  # a regular file only, never through a link (OUT is the user's: a FIFO blocks)
+            fd, _ = open_regular(os.path.join(root, BASE_DIR, pack))
         except OSError:
             continue
         try:
@@ -129,7 +129,7 @@ class BaseWriter:
         sha, pack, offset, length = pointer.split(":")
         try:
             fd, name = self.outdir.at(f"{BASE_DIR}/{pack}")
-            src = os.open(name, os.O_RDONLY | NOFOLLOW, dir_fd=fd)
+            src, _ = open_regular(name, dir_fd=fd)
         except OSError:
             return pointer
         try:

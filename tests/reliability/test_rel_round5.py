@@ -22,6 +22,17 @@ def git(cwd, *args) -> None:
                     "init.defaultBranch=master", *args], cwd=cwd, check=True, capture_output=True)
 
 
+def finished(proc: subprocess.Popen, timeout: float = 60) -> str:
+    """The run's stderr once it ended; a run still going after ``timeout`` seconds
+    hangs: it is killed, with its workers, and the test fails."""
+    try:
+        return proc.communicate(timeout=timeout)[1].decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        kill_all(descendants(proc.pid) | {proc.pid})
+        proc.wait()
+        pytest.fail(f"the run hangs: {proc.args}")
+
+
 # -- item 1: a worker slow to start -------------------------------------------------------
 
 
@@ -36,12 +47,7 @@ def test_a_worker_slow_to_start_does_not_hang_the_run(tmp_path):
     src = make_tree(tmp_path / "s", {f"k{i}.cu": f"cudaStream_t s{i};\nvoid f{i}();\n"
                                      for i in range(80)})
     proc = start(src, "-q", "-j", "2", env={"MUSA_PORT_FAULTS": fault})
-    try:
-        err = proc.communicate(timeout=60)[1].decode()
-    except subprocess.TimeoutExpired:
-        kill_all(descendants(proc.pid) | {proc.pid})
-        proc.wait()
-        pytest.fail(f"the run hangs with {fault}")
+    err = finished(proc)
     assert proc.returncode == 0, err
     out = tmp_path / "s_musa"
     assert sorted(p.name for p in out.glob("*.mu")) == sorted(f"k{i}.mu" for i in range(80))
@@ -127,3 +133,41 @@ def test_no_input_lands_on_a_reserved_name(tmp_path, folder):
     assert again.code == 0, again.err
     assert state(out, with_mtime=True) == before
     assert (out / "k.mu").read_text() == "musaStream_t s;\n"
+
+
+# -- item 8: a FIFO in place of a base pack ---------------------------------------------------
+
+def test_a_fifo_in_place_of_a_base_pack_does_not_hang_the_re_port(tmp_path):
+    """A hand-edited output whose source changed needs its base, read from its pack;
+    the pack is now a FIFO: never opened. The re-port ends, writes the new port, and
+    keeps the user's file, saying there was nothing to merge with."""
+    src = make_tree(tmp_path / "s", {"k.cu": "cudaStream_t s;\nint a;\n"})
+    out = tmp_path / "s_musa"
+    assert run_main([src, "-q"]).code == 0
+    (out / "k.mu").write_text("musaStream_t s; // hand fix\nint a;\n")
+    (src / "k.cu").write_text("cudaStream_t s;\nint a;\nint b;\n")
+    packs = list((out / ".musa-port/base").iterdir())
+    assert packs
+    for pack in packs:
+        pack.unlink()
+        os.mkfifo(pack)
+    proc = start(src, "-q")
+    err = finished(proc)
+    assert proc.returncode == 0, err
+    assert (out / "k.mu").read_text() == "musaStream_t s;\nint a;\nint b;\n"
+    assert "k.mu" in err and "kept" in err
+    kept = list((out / ".musa-port/kept").rglob("k.mu"))
+    assert [k.read_text() for k in kept] == ["musaStream_t s; // hand fix\nint a;\n"]
+
+
+def test_a_link_in_musa_ports_folder_is_not_read_through(tmp_path):
+    """OUT/.musa-port/vocabulary.json (what --base-from learned) as a link to a file
+    outside OUT: not read, as no input is read through a link."""
+    src = make_tree(tmp_path / "s", {"launch_cuda.cu": "cudaStream_t s;\n"})
+    out = make_tree(tmp_path / "s_musa", {".musa-port/conventions.json":
+                                          json.dumps({"vocabulary": {"CUDA": "ZZ"}})})
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"CUDA": "ZZ"}))
+    os.symlink(tmp_path / "elsewhere.json", out / ".musa-port/vocabulary.json")
+    run = run_main([src, "-q", "--force"])
+    assert run.code == 0, run.err
+    assert sorted(p.name for p in out.glob("*.mu")) == ["launch_musa.mu"]
