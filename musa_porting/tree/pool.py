@@ -15,7 +15,9 @@ for ever on the lock, and the run joined it for ever, seen under load in CI. So:
   by Ctrl-C or an error);
 - every wait on a worker has a bound: the pool is ended in a helper thread, and a
   worker still there after ``GRACE`` seconds is killed (SIGKILL cannot be lost or
-  held), which nothing of the run needs any more, its results being in or unwanted.
+  held), which nothing of the run needs any more, its results being in or unwanted;
+  and a pool once ended is never ended again (a worker that died may have held the
+  task queue's lock, which ``Pool``'s finalizer would wait on for ever).
 """
 
 from __future__ import annotations
@@ -57,15 +59,18 @@ def end_pool(pool, done: bool) -> None:
                              name="musa-port-pool-end")
     ender.start()
     ender.join(GRACE)
-    if not ender.is_alive():
-        return
-    for worker in list(pool._pool):  # the pool's processes (it has no public list)
-        if worker.exitcode is None:
-            try:
-                worker.kill()
-            except OSError:
-                pass  # gone meanwhile
-    ender.join(GRACE)  # the workers are dead: what is left of the pool ends now
+    if ender.is_alive():
+        for worker in list(pool._pool):  # the pool's processes (it has no public list)
+            if worker.exitcode is None:
+                try:
+                    worker.kill()
+                except OSError:
+                    pass  # gone meanwhile
+        ender.join(GRACE)  # the workers are dead: what is left of the pool ends now
+    # The pool is ended: its finalizer (run when it is collected, or at exit) must not
+    # end it again. It would take the task queue's lock, which a worker that died while
+    # waiting for a task (killed above, or by the OOM killer) holds for good.
+    pool._terminate.cancel()
 
 
 def _close_and_join(pool) -> None:
