@@ -171,3 +171,25 @@ def test_a_link_in_musa_ports_folder_is_not_read_through(tmp_path):
     run = run_main([src, "-q", "--force"])
     assert run.code == 0, run.err
     assert sorted(p.name for p in out.glob("*.mu")) == ["launch_musa.mu"]
+
+
+# -- item 9: backend-folder mode's look at the project around it ------------------------------
+
+def test_the_scan_of_the_project_around_a_backend_folder_opens_regular_files_only(tmp_path):
+    """``musa-port proj/backends/cuda -o proj/backends/musa`` reads the project's shared
+    files for lines that name the CUDA backend. A FIFO named like a header must not
+    hang it (after the commit), and a header that is a link out of the project must
+    not be read; a regular file of the project is (the near miss)."""
+    outside = make_tree(tmp_path / "outside", {"secret.h": '#include "backends/cuda/k.h"\n'})
+    proj = make_tree(tmp_path / "proj", {
+        "CMakeLists.txt": "add_subdirectory(backends/cuda)\n",
+        "backends/cuda/k.cu": "cudaStream_t s;\n",
+    })
+    os.mkfifo(proj / "registry.h")
+    os.symlink(outside / "secret.h", proj / "linked.h")
+    report = tmp_path / "r.json"
+    proc = start(proj / "backends/cuda", "-o", proj / "backends/musa", "-q", "--report-json", report)
+    err = finished(proc)
+    assert proc.returncode == 0, err
+    files = {m["file"] for m in json.loads(report.read_text())["shared_files"]["mentions"]}
+    assert files == {"CMakeLists.txt"}
