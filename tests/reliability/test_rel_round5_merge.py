@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
+import tracemalloc
+import zlib
 
 import pytest
 from conftest import make_tree
@@ -61,3 +65,53 @@ def test_a_base_ref_with_a_link_out_of_its_folder_is_read(tmp_path):
     assert run.code == 0, run.err
     assert (fork / "k.mu").read_text() == "// hand fix\n" + KERNEL.replace("cuda", "musa") + "int added;\n"
     assert os.readlink(fork / "common.h") == "../include/common.h"
+
+
+# -- item 10: the sizes in a base pointer ---------------------------------------------------
+
+def _edited_and_changed(tmp_path):
+    """A port whose output the user edited and whose source then changed: the re-run
+    needs the output's base (the pointer in its manifest record)."""
+    src = make_tree(tmp_path / "s", {"k.cu": "cudaStream_t s;\nint a;\n"})
+    out = tmp_path / "s_musa"
+    assert run_main([src, "-q"]).code == 0
+    (out / "k.mu").write_text("musaStream_t s; // hand fix\nint a;\n")
+    (src / "k.cu").write_text("cudaStream_t s;\nint a;\nint b;\n")
+    return src, out
+
+
+def test_a_base_pointer_with_a_huge_length_is_no_base(tmp_path):
+    """A 14-digit length (it was a MemoryError): no base, so no merge: the new port is
+    written and the user's file kept."""
+    src, out = _edited_and_changed(tmp_path)
+    manifest = out / ".musa-port-manifest.json"
+    data = json.loads(manifest.read_text())
+    sha, pack, offset, _ = data["files"]["k.mu"]["base"].split(":")
+    data["files"]["k.mu"]["base"] = f"{sha}:{pack}:{offset}:99999999999999"
+    manifest.write_text(json.dumps(data))
+    run = run_main([src, "-q"])
+    assert run.code == 0, run.err
+    assert (out / "k.mu").read_text() == "musaStream_t s;\nint a;\nint b;\n"
+    assert "not merged" in run.err and "kept" in run.err
+
+
+def test_a_base_that_inflates_past_any_output_is_not_inflated(tmp_path):
+    """A small pack that inflates to 64 MB (the tester's: 1 MB to 1 GiB): refused once
+    it passes the largest base a run keeps (8 MB), not decompressed whole before its
+    hash is checked."""
+    from musa_porting.merge.bases import BASE_DIR, base_bytes
+
+    packs = tmp_path / BASE_DIR
+    packs.mkdir(parents=True)
+    z = zlib.compressobj(1)
+    zeros = bytes(1 << 20)
+    blob = b"".join(z.compress(zeros) for _ in range(64)) + z.flush()
+    (packs / "bomb.pack").write_bytes(blob)
+    pointer = f"{hashlib.sha256(b'x').hexdigest()}:bomb.pack:0:{len(blob)}"
+    tracemalloc.start()
+    try:
+        assert base_bytes(str(tmp_path), pointer) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 << 20, f"{peak >> 20} MB held to read a base"
