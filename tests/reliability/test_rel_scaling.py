@@ -263,3 +263,22 @@ def test_arch_thresholds_among_comments_and_strings_cost_linear_time():
         assert len(threshold_edits(made[0], lexer.Lexed(made[0]))) == made[1]
 
     assert growth(edits, make, 1_000, 8_000) < linear(1_000, 8_000)
+
+
+def test_definitions_far_from_any_statement_boundary_cost_linear_time():
+    """Definitions with no ``;``, ``{`` or ``}`` before them (brace-less, hostile), a
+    ``(`` never closed, a ``>`` with no ``<``: each look back to a statement's start,
+    forward to a ``)`` or back to a ``<`` ran to the file's start or end, for every
+    name (issue 47 item 12: 180,000 such definitions took 25 s of CPU)."""
+    words = WordFinder(build_vocabulary())
+    target = WordFinder(build_vocabulary().reversed())
+    shapes = {b"int cudaVar%d = 1\n": 1, b"int cudaFn%d(\n": 0, b"x > cudaT%d = 1\n": 0,
+              b"} cudaW%d;\n": 1}
+    for unit, found in shapes.items():
+        def make(n: int) -> tuple[bytes, int]:
+            return b"".join(unit % i for i in range(n)), n * found  # noqa: B023
+
+        def index(made: tuple[bytes, int]) -> None:
+            assert len(scan_lexer(made[0], words, target).defs) == made[1], unit  # noqa: B023
+
+        assert growth(index, make, 1_000, 8_000) < linear(1_000, 8_000), unit
