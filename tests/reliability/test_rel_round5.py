@@ -193,3 +193,34 @@ def test_the_scan_of_the_project_around_a_backend_folder_opens_regular_files_onl
     assert proc.returncode == 0, err
     files = {m["file"] for m in json.loads(report.read_text())["shared_files"]["mentions"]}
     assert files == {"CMakeLists.txt"}
+
+
+# -- item 13: SARIF URIs ------------------------------------------------------------------------
+
+def test_sarif_uris_are_percent_encoded(tmp_path):
+    """``a b#1%41.cu`` read as a URI is ``a b`` with a fragment, or decodes to
+    ``a b#1A.cu``; a name that is not UTF-8 became a lone surrogate in the JSON. Each
+    URI is RFC 3986's: every byte but the unreserved ones and ``/`` percent-encoded,
+    and it decodes to the file's own name."""
+    from urllib.parse import unquote_to_bytes
+
+    names = [b"a b#1%41.cu", b"sub dir/k\xff.cu", b"plain.cu"]
+    src = tmp_path / "s"
+    for name in names:
+        path = os.path.join(os.fsencode(src), name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(b"void f() { cudaFooBarBaz(q); }\n")
+    sarif = tmp_path / "r.sarif"
+    run = run_main([src, "-q", "--sarif", sarif])
+    assert run.code == 0, run.err
+    raw = sarif.read_bytes()
+    assert b"\\ud" not in raw.lower()  # no lone surrogate escaped into the JSON
+    results = json.loads(raw)["runs"][0]["results"]
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for r in results for loc in r["locations"] + r["relatedLocations"]}
+    assert uris and all(set(u) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789-._~/%") for u in uris), uris
+    decoded = {unquote_to_bytes(u) for u in uris}
+    assert {n for n in names} <= decoded  # the CUDA files, by their own names
+    assert b"a b#1%41.mu" in decoded
