@@ -115,3 +115,38 @@ def test_a_base_that_inflates_past_any_output_is_not_inflated(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 32 << 20, f"{peak >> 20} MB held to read a base"
+
+
+# -- item 14: a link the porter re-pointed ------------------------------------------------------
+
+def test_a_link_the_porter_re_pointed_is_a_hand_edit(tmp_path):
+    """A copied link aimed by hand at a MUSA header: the next run with nothing changed
+    leaves it (it put it back: "1 written", no word); when the source's link changes
+    too, the new link is written with a warning naming where the porter's pointed."""
+    src = make_tree(tmp_path / "s", {"k.cu": "cudaStream_t s;\n", "include/real.h": "int a;\n"})
+    os.symlink("../include/real.h", src / "k_link.h")
+    out = tmp_path / "s_musa"
+    assert run_main([src, "-q"]).code == 0
+    assert os.readlink(out / "k_link.h") == "../include/real.h"
+    os.remove(out / "k_link.h")
+    os.symlink("/opt/musa/include/real_musa.h", out / "k_link.h")  # the porter's fix
+
+    run = run_main([src, "-q"])
+    assert run.code == 0, run.err
+    assert os.readlink(out / "k_link.h") == "/opt/musa/include/real_musa.h"
+    assert "0 written" in run.out.decode()
+
+    os.remove(src / "k_link.h")
+    os.symlink("include/real.h", src / "k_link.h")  # upstream re-points it too
+    run = run_main([src, "-q"])
+    assert run.code == 0, run.err
+    assert os.readlink(out / "k_link.h") == "include/real.h"
+    said = [ln for ln in run.err.splitlines() if "k_link.h" in ln and "warning" in ln]
+    assert said and "/opt/musa/include/real_musa.h" in said[0], run.err
+
+    # The near miss: a link nobody touched follows its source's as before, silently.
+    os.remove(src / "k_link.h")
+    os.symlink("../include/real.h", src / "k_link.h")
+    run = run_main([src, "-q"])
+    assert os.readlink(out / "k_link.h") == "../include/real.h"
+    assert not [ln for ln in run.err.splitlines() if "k_link.h" in ln], run.err
