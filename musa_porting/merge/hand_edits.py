@@ -85,7 +85,10 @@ class HandEdits:
             return Settled(cur, True, "", "")
         base = base_bytes(self.out, prev.base, self.more_bases) if base_sha else None
         why = ""
-        if base is None or not (is_text(cur) and is_text(new)) or len(cur) > MAX_BASE:
+        if len(cur) > MAX_BASE:
+            why = (f"your file is {len(cur) / (1 << 20):.1f} MB, too large to merge: the limit "
+                   f"is {MAX_BASE >> 20} MB")
+        elif base is None or not (is_text(cur) and is_text(new)):
             why = ("it is not text" if base is not None or (base_sha and not is_text(cur))
                    else "musa-port kept no copy of what it wrote there")
         else:

@@ -150,3 +150,16 @@ def test_a_link_the_porter_re_pointed_is_a_hand_edit(tmp_path):
     run = run_main([src, "-q"])
     assert os.readlink(out / "k_link.h") == "../include/real.h"
     assert not [ln for ln in run.err.splitlines() if "k_link.h" in ln], run.err
+
+
+# -- item 15: an edited output over the merge's limit ---------------------------------------
+
+def test_an_edited_output_over_8_mb_is_said_too_large_to_merge(tmp_path):
+    src, out = _edited_and_changed(tmp_path)
+    with open(out / "k.mu", "a") as fh:  # the user's edit: 9 MB of generated text
+        fh.write("// generated table line\n" * ((9 << 20) // 24 + 1))
+    run = run_main([src, "-q"])
+    assert run.code == 0, run.err
+    said = [ln for ln in run.err.splitlines() if "k.mu" in ln and "not merged" in ln]
+    assert said and "not text" not in said[0], run.err
+    assert "too large" in said[0] and "8 MB" in said[0], said[0]
