@@ -163,3 +163,23 @@ def test_an_edited_output_over_8_mb_is_said_too_large_to_merge(tmp_path):
     said = [ln for ln in run.err.splitlines() if "k.mu" in ln and "not merged" in ln]
     assert said and "not text" not in said[0], run.err
     assert "too large" in said[0] and "8 MB" in said[0], said[0]
+
+
+# -- item 16: an edited output left behind by a change of path naming ---------------------------
+
+def test_an_edited_output_left_by_a_naming_change_names_its_input_and_new_output(tmp_path):
+    """Ported with paths renamed, edited, re-ported with --keep-paths: the input is
+    there and was ported fresh under its new name, without the edits. The warning
+    says so and names both files (it said "its input is gone")."""
+    src = make_tree(tmp_path / "s", {"csrc/cuda/gemm_cuda.cu": KERNEL})
+    out = tmp_path / "s_musa"
+    assert run_main([src, "-q"]).code == 0
+    old = out / "csrc/musa/gemm_musa.mu"
+    old.write_text(old.read_text() + "// hand fix\n")
+    run = run_main([src, "-q", "--keep-paths"])
+    assert run.code == 0, run.err
+    new = out / "csrc/cuda/gemm_cuda.mu"
+    assert new.is_file() and "// hand fix" in old.read_text()
+    said = [ln for ln in run.err.splitlines() if str(old) in ln]
+    assert said and "gone" not in said[0], run.err
+    assert str(new) in said[0] and "csrc/cuda/gemm_cuda.cu" in said[0], said[0]
