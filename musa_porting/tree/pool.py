@@ -29,7 +29,8 @@ from ..interrupts import prepare_death_signal, stop_signals_held, worker_init
 from ..write.faults import prepare as prepare_faults
 
 # How long an ending pool's workers have to exit before they are killed: an idle
-# worker reads its sentinel in microseconds; a second is for a loaded machine.
+# worker reads its sentinel in microseconds; the rest is for a loaded machine (and an
+# idle worker killed loses nothing).
 GRACE = 2.0
 
 
