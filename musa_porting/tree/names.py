@@ -8,6 +8,8 @@ folder's new name; a new name that another input already has (a tree with both
 ``cuda/`` and ``musa/``) is not taken, and a warning says so. A source whose new name
 is a file beside it that keeps its name (``x.cuh`` beside a hand-written ``x.muh``) is
 not ported: that file is the user's MUSA version, and includes of ``x.cuh`` follow to it.
+No input is renamed onto musa-port's own names at the output's top (a source folder
+``.cuda-port/`` would become its state folder ``.musa-port/``): it keeps its name.
 A vendored Thrust, CUB or libcu++ (``tree/vendored.py``) keeps every name: MUSA keeps
 those libraries' file names (muAlg's ``util_arch.cuh``).
 """
@@ -104,6 +106,10 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                                 f"{NAME_MAX}")
             elif wanted != name_out:
                 name_out, r = wanted, 2
+        if not parent and name_out != name and name_out in RESERVED_NAMES:
+            warnings.append(f"{e.rel}: warning: not renamed to {name_out}: musa-port's own "
+                            "name in the output folder; it keeps its name")
+            name_out, r = name, 0
         if _too_long(name_out):
             raise PortError(f"{e.rel}: its output name {name_out} would be "
                             f"{len(os.fsencode(name_out))} bytes, over the file system's "

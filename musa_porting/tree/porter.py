@@ -207,7 +207,7 @@ class Porter:
             result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
-            result.warnings += stale_warnings(self.out, stale)
+            result.warnings += stale_warnings(self.out, stale, old, self.src, out_rel_of)
             result.kept_stale += stale.kept
             if stager is None:
                 return
