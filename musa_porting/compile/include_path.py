@@ -13,8 +13,8 @@ only those found: a missing one is left to the file's own ``#include``, whose er
 
 from __future__ import annotations
 
+import glob
 import os
-import shlex
 import subprocess
 from collections.abc import Iterable
 from functools import lru_cache
@@ -48,31 +48,34 @@ def system_dirs(compiler: str) -> tuple[str, ...]:
     return tuple(dirs)
 
 
-@lru_cache(maxsize=8)
-def toolkit_dirs(nvcc: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The CUDA toolkit's include folders, as nvcc gives them to its own steps (the host
-    compiler needs them too: torch's ATen/cuda headers include cuda_runtime_api.h,
-    cublas_v2.h, cusparse.h): its nvcc.profile's ``INCLUDES`` (``targets/*/include``,
-    where cuBLAS, cuSPARSE... are) and ``SYSTEM_INCLUDES`` (CCCL's: Thrust, CUB). nvcc
-    says them under ``-dryrun``, wherever it is installed and however it is started (a
-    wrapper script on PATH, the nvidia-cuda-nvcc wheel)."""
-    try:
-        proc = subprocess.run([nvcc, "-dryrun", "-x", "cu", "-E", "-"], input="", text=True,
-                              capture_output=True, timeout=60, errors="replace")
-    except (OSError, subprocess.SubprocessError):
-        return (), ()
-    plain: list[str] = []
-    system: list[str] = []
-    for line in proc.stderr.splitlines():
-        for var, into in (("INCLUDES=", plain), ("SYSTEM_INCLUDES=", system)):
-            if line.startswith("#$ " + var):
-                try:
-                    words = shlex.split(line[len("#$ " + var):])
-                except ValueError:
-                    continue
-                into += [w[2:] if w.startswith("-I") else w for w in words if w != "-isystem"]
-    return (tuple(os.path.normpath(d) for d in plain if d and os.path.isdir(d)),
-            tuple(os.path.normpath(d) for d in system if d and os.path.isdir(d)))
+def toolkit_dirs(nvcc: str, env: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """The CUDA toolkit's include folders, as its nvcc.profile gives them to nvcc (the
+    host compiler needs them too: torch's ATen/cuda headers include cuda_runtime_api.h,
+    cublas_v2.h, cusparse.h): ``targets/*/include`` (where cuBLAS, cuSPARSE... are, and
+    what ``include`` links to) and CCCL's (Thrust, CUB) as system folders.
+
+    The toolkit is the one around the nvcc (its real path: a link on PATH), else, for an
+    nvcc that is a wrapper script, the first of $CUDA_HOME, $CUDA_PATH and
+    /usr/local/cuda that has the CUDA runtime's header, as torch's cpp_extension finds
+    its CUDA_HOME. Found by looking, not by running nvcc: nothing runs outside ninja,
+    whose compiles die with musa-port (a tool that hangs is ninja's to stop)."""
+    env = dict(os.environ if env is None else env)
+    homes = [os.path.dirname(os.path.dirname(os.path.realpath(nvcc))),
+             os.path.dirname(os.path.dirname(os.path.abspath(nvcc))),
+             *[env[v] for v in ("CUDA_HOME", "CUDA_PATH") if env.get(v)], "/usr/local/cuda"]
+    for home in homes:
+        dirs = [*sorted(glob.glob(os.path.join(home, "targets", "*", "include"))),
+                os.path.join(home, "include")]
+        plain, seen = [], set()
+        for d in dirs:
+            real = os.path.realpath(d)
+            if os.path.isfile(os.path.join(d, "cuda_runtime.h")) and real not in seen:
+                seen.add(real)
+                plain.append(d)
+        if plain:
+            system = [os.path.join(d, "cccl") for d in plain if os.path.isdir(os.path.join(d, "cccl"))]
+            return plain, system
+    return [], []
 
 
 def stand_ins(dirs: Iterable[str], shim_dir: Path) -> list[str]:

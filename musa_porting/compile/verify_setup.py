@@ -100,7 +100,7 @@ def prepare(*, torch_mode: str, torch_python: str | None, std: str | None,
     defines = [*(torch.defines if torch else ()),
                *sorted((facts.switches | facts.build_macros) - facts.own_macros)]
     return Setup(std=std or (torch.std if torch else "c++17"),
-                 include_dirs=dirs, host_dirs=list(plain), host_system_dirs=list(system),
+                 include_dirs=dirs, host_dirs=plain, host_system_dirs=system,
                  defines=defines, nvcc_flags=list(torch.nvcc_flags) if torch else [],
                  torch=torch, torch_looked=looked, notes=notes)
 
