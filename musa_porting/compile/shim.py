@@ -7,8 +7,9 @@ A generated include folder maps every MUSA name the rules produce back to CUDA:
 - a prelude per file, force-included in its compile, that (1) defines the MUSA names
   as the CUDA ones (``#define musaMalloc cudaMalloc``, namespace aliases such as
   ``namespace at { namespace musa = cuda; }``, compiler macros only where CUDA defines
-  theirs), (2) includes the headers that file reaches outside the tree, and then
-  (3) ``#pragma GCC poison``s the CUDA names the rules port.
+  theirs), (2) includes the headers that file reaches outside the tree (those on the
+  include path: a missing one is left to the file's own include, whose error then
+  comes first), and then (3) ``#pragma GCC poison``s the CUDA names the rules port.
 
 Poisoning comes last so that the CUDA and third-party headers, which use those names,
 are already in; from then on a CUDA name left in the ported code is a compile error
