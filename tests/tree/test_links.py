@@ -104,7 +104,7 @@ def test_module_names_follow_the_build_that_names_them_everywhere(tmp_path):
     modules = {m.old: m for m in result.project.modules}
     assert modules["_version_cuda"].new == "_version_musa"
     assert "setup.py" in modules["_version_cuda"].reason
-    assert not [d for f in result.files for d in f.diagnostics if d.id == "MP4009"]
+    assert not [d for f in result.files for d in f.diagnostics if d.id == "MP4010"]
 
 
 def test_a_changed_decision_ports_every_file_again(tmp_path):
@@ -170,7 +170,7 @@ def test_a_cmake_build_names_its_pybind11_module_and_the_imports_follow(tmp_path
                                         "    return fastops.fastops_musa.run()\n")
     assert "for k in ('musa',)]" in out["fastops/lazy.py"]
     # load(kind): the word is in what the caller passes, which the port cannot see
-    (left,) = diagnostics(result, "fastops/lazy.py", "MP4009")
+    (left,) = diagnostics(result, "fastops/lazy.py", "MP4010")
     assert left.src_line == 10 and "fastops_cuda" in left.message
     # csrc alone (no build file in the run): the module keeps its name
     _, alone = port(src / "src", tmp_path / "out_src")

@@ -17,7 +17,7 @@ names they build are kept (no other rule may change them: the device rule would 
 kept ``'cuda'`` folder ``'musa'``). A literal compared with a variable built from pieces
 that changed (``suffix == 'cuda'``) changes with them. What matches renamed files or
 modules but cannot be rewritten consistently (a hole over the renamed word, pieces that
-two names need rewritten differently) is left as it is, with a finding (MP4009).
+two names need rewritten differently) is left as it is, with a finding (MP4010).
 
 Only files that may hold such a string are read whole (``Links.trigger``); the rest of
 the porter reads statement by statement.

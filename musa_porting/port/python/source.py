@@ -27,18 +27,29 @@ from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
-from .names import LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
+from .names import (
+    EXTENSION_MODULE,
+    EXTENSION_QUALIFIED,
+    LAUNCH,
+    NEEDS_TORCH_MUSA,
+    distributed_names,
+    extension_modules,
+    torch_musa_names,
+)
 from .paths import PathMap
 from .suspect import may_not_parse
 
-if TYPE_CHECKING:  # the computed-name pass loads only for a run it may follow something in
-    from .computed import Links
+if TYPE_CHECKING:  # built by the run (tree/python_run.py); porting does not need it loaded
+    from .computed import Links  # the computed-name pass loads only where it may follow
+    from .modules import ModuleTree
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
-    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
+    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension"
+    rb"|version\s*\.\s*cuda|backends\s*\.\s*cuda)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
-    rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
+    rb"\b(?:CUDAExtension|CUDA_HOME|CUDNN_HOME|_find_cuda_home)\b",
+    rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
     rb"\bis_nccl_available\b", rb"\bBackend\s*\.\s*NCCL\b",
     rb"\b(?:import|from)\s[^\n]*\bpynvml\b",
@@ -52,10 +63,14 @@ _STRINGS = [
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
-_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"NCCL", b"nvcc",
-            b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code",
-            b"pynvml"]
+_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl",
+            b"NCCL", b"nvcc", b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture",
+            b"-generate-code", b"pynvml"]
 _EMPTY_MATCHER = Matcher({})
+_CPP_EXTENSION = re.compile(rb"\bcpp_extension\b")
+# torch_musa's BuildExtension through torch's module (ext.BuildExtension): searched only in
+# files that name cpp_extension, not by every file's scan.
+_QUALIFIED_BUILD = re.compile(rb"\.[ \t]*BuildExtension\b")
 
 
 @dataclass(frozen=True)
@@ -70,11 +85,12 @@ class PythonRules:
     candidates: re.Pattern[bytes]
     fallback: Matcher
     arches: tuple[str, ...] = ("mp_22",)  # --arch
+    modules: ModuleTree | None = None  # the tree's Python modules, when it renamed some
     # The renames of a name under torch.ops, old -> new: the exported names the run
     # renames (--rename-exported) and the user's rules (analyze/exported.exported_renames).
     ops: Mapping[str, str] = field(default_factory=dict)
     # The extension modules the run renames with their build (rules/modules.py).
-    modules: Mapping[str, str] = field(default_factory=dict)
+    extensions: Mapping[str, str] = field(default_factory=dict)
     # What computed paths and module names may name (port/python/computed.py).
     links: Links | None = None
 
@@ -95,19 +111,21 @@ class PythonRules:
 
 def python_rules(renames: Mapping[str, str] | None = None,
                  paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
-                 ops: Mapping[str, str] | None = None,
-                 modules: Mapping[str, str | None] | None = None) -> PythonRules:
+                 modules: ModuleTree | None = None, *, ops: Mapping[str, str] | None = None,
+                 extensions: Mapping[str, str | None] | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
-    where the project-symbol renames of the C++ side reach Python. ``ops``: the renames
-    ``torch.ops.ns.name`` follows (the ops the run renames and the user's rules; None:
-    every rename of ``renames``, for a caller whose renames are all of those);
-    ``modules``: the run's extension modules (rules/modules.py; name or pattern -> new
-    name, None when kept): relative imports, loaders and build names follow them."""
+    where the project-symbol renames of the C++ side reach Python. ``modules``: the
+    tree's Python modules, whose imports follow their renames. ``ops``: the renames
+    ``torch.ops.ns.name`` follows (the names the run exports and renames, the user's
+    rules; None: every rename of ``renames``, for a caller whose renames are all of
+    those); ``extensions``: the run's extension modules (rules/modules.py; a name or a
+    pattern -> its new name, None when kept), which relative imports, loaders and build
+    names follow."""
     renames = dict(renames or {})
     ops = dict(renames if ops is None else ops)
-    decisions = dict(modules or {})
-    modules = {k: v for k, v in decisions.items() if v is not None and "*" not in k}
+    decisions = dict(extensions or {})
+    extension_renames = {k: v for k, v in decisions.items() if v is not None and "*" not in k}
     vocab = _vocabulary()
     code = list(_CODE)
     strings = list(_STRINGS)
@@ -122,6 +140,13 @@ def python_rules(renames: Mapping[str, str] | None = None,
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
         strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
         anchors += [k.encode() for k in {*renames, *ops}]
+    if modules is not None and not modules.renamed:
+        modules = None
+    if modules is not None:  # a renamed module's name, in code or in a module string
+        words = "|".join(re.escape(w) for w in modules.words()).encode()
+        code.append(rb"(?<![\w])(?:" + words + rb")(?![\w])")
+        strings.append(rb"""['"][\w.]*(?<![\w])(?:""" + words + rb""")(?![\w])[\w.]*['"]""")
+        anchors += [w.encode() for w in modules.words()]
     if paths is not None and paths.trigger():
         strings.append(paths.trigger().encode())
         anchors += [a.encode() for a in paths.anchors()]
@@ -130,16 +155,17 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches), ops, modules,
-                       _links(paths, decisions, vocab, words))
+                       fallback_matcher(renames), tuple(arches), modules, ops, extension_renames,
+                       _links(paths, decisions, vocab))
 
 
-def _links(paths: PathMap | None, modules: dict[str, str | None], vocab: Vocabulary,
-           words: list[str]) -> Links | None:
-    """What the run's computed paths and module names may name: its modules, and the
-    ported trees when one of their paths holds a word or a renamed extension (only then
-    is the pass loaded)."""
+def _links(paths: PathMap | None, modules: dict[str, str | None], vocab: Vocabulary
+           ) -> Links | None:
+    """What the run's computed paths and module names may name: its extension modules,
+    and the ported trees when one of their paths holds a word or a renamed extension
+    (only then is the pass loaded)."""
     exts = paths.extensions() if paths is not None else {}
+    words = [w.cuda for w in vocab.words.values() if w.enabled]
     pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
     if not modules and (paths is None or not pieces or not any(
             map(re.compile(f"(?i:{pieces})").search, (k for t in paths.trees for k in t.files)))):
@@ -181,11 +207,11 @@ class PythonPort:
 
 
 def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",),
-                launch: bool = False, rel: str = "") -> PythonPort:
+                launch: bool = False, module: str = "") -> PythonPort:
     """Port one Python file. ``bases`` are the folders (relative to the root the path
     map uses) that relative path strings may start from; ``launch`` makes it a launch
-    file, which gets ``import torch_musa``; ``rel`` is its path (what ``__file__``
-    names) from that root."""
+    file, which gets ``import torch_musa``; ``module`` is its path in the tree of
+    ``rules.modules`` (imports resolve from it, and ``__file__`` names it)."""
     hits = rules.hits(data)
     computed = rules.links is not None and rules.links.wanted(data)
     if not hits and not launch and not computed:
@@ -203,33 +229,42 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
             statements.setdefault(last)
     encoding = source_encoding(data)
     paths = rules.paths
+    cpp_extension = b"cpp_extension" in data and _CPP_EXTENSION.search(data) is not None
+    if cpp_extension and b"BuildExtension" in data:
+        for m in _QUALIFIED_BUILD.finditer(data):
+            if lx.in_code(m.start()):
+                statements.setdefault(lx.statement(m.start()))
+        statements = dict.fromkeys(sorted(statements))
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
-                         cpp_extension=b"cpp_extension" in data,
+                         cpp_extension=cpp_extension,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
                          arches=rules.arches, distributed=distributed_names(data),
-                         ops=rules.ops, modules=rules.modules)
+                         modules=rules.modules if module else None, module_file=module,
+                         ops=rules.ops, extension_renames=rules.extensions)
+    if cpp_extension:
+        ctx.extension_modules = extension_modules(data)
+        ctx.extension_star = launch_mod.imports_module(lx, EXTENSION_MODULE, star=True)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []
     needs: list[int] = []  # statements that take an attribute torch_musa sets
+    qualified: list[int] = []  # statements that name torch_musa's extension module
     for start, end in statements:
-        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs)
+        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs, qualified)
     if computed and encoding == "utf-8":  # the tree's columns are UTF-8 offsets
         from .computed import follow
 
-        followed = follow(data, rel, bases, rules.links)  # type: ignore[arg-type]
+        followed = follow(data, module, bases, rules.links)  # type: ignore[arg-type]
         if followed is not None:
             fixed = followed.merged(fixed)
             found += followed.findings
-    if (launch or needs) and not launch_mod.imports_torch_musa(lx):
-        spot = launch_mod.insertion(lx)
-        if needs and (spot is None or spot[0] > min(needs)):
-            spot = launch_mod.before(lx, min(needs))  # the import that needs it comes first
-        if spot is None:
+    if qualified and not launch_mod.imports_module(lx, EXTENSION_MODULE):
+        # `import torch_musa.utils.musa_extension` imports torch_musa too
+        launch_mod.add_import(lx, f"import {EXTENSION_MODULE}", qualified + needs, EXTENSION_QUALIFIED, fixed)
+    elif (launch or needs) and not launch_mod.imports_torch_musa(lx):
+        if not launch_mod.add_import(lx, launch_mod.LINE, needs, LAUNCH, fixed):
             warnings.append((1, "launch file without 'import torch': add 'import torch_musa' "
                                 "before the script uses the musa device"))
-        else:
-            fixed.insert(0, (spot[0], spot[0], spot[1], LAUNCH))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
         broken = _unreadable_encoding(data) or _syntax_error(data)
         if broken is not None:
@@ -240,8 +275,10 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
 
 
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
-              fallback: Matcher, fixed: list, found: list, needs: list) -> None:
-    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
+              fallback: Matcher, fixed: list, found: list, needs: list,
+              qualified: list) -> None:
+    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``,
+    the statement's offset to ``needs``/``qualified`` when an import must come before it."""
     from .statement import NotParsed, port_statement
 
     data = lx.data
@@ -251,7 +288,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     raw = data[first:end]
     try:
         text = raw.decode(encoding)
-        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end))
+        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end),
+                             indent=data[start:first].decode("ascii"))
     except (UnicodeError, LookupError):
         res = None
         reason = f"it is not valid {encoding}"
@@ -270,6 +308,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     ascii_text = raw.isascii()
     if any(rule in NEEDS_TORCH_MUSA for _, _, _, rule in res.edits):
         needs.append(first)
+    if any(rule is EXTENSION_QUALIFIED for _, _, _, rule in res.edits):
+        qualified.append(first)
     for s, e, new, rule in res.edits:
         bs, be = (s, e) if ascii_text else (len(text[:s].encode(encoding)),
                                             len(text[:e].encode(encoding)))

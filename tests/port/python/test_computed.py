@@ -1,6 +1,6 @@
 """Paths and module names the code computes follow the port (port/python/computed.py):
 each form a build or a loader computes them in, the literal pieces rewritten where they
-are written, and what cannot follow left with a finding (MP4009)."""
+are written, and what cannot follow left with a finding (MP4010)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ MODULES = {"_scatter_cuda": "_scatter_musa", "_segment_cuda": "_segment_musa",
 
 
 def port(src: str, tree=TREE, modules=MODULES, rel="setup.py"):
-    rules = python_rules(paths=PathMap([tree_of_port(tree)]), modules=modules)
-    p = port_python(src.encode(), rules, bases=("", ""), rel=rel)
-    return p.data.decode(), [d for d in p.diagnostics if d.id == "MP4009"]
+    rules = python_rules(paths=PathMap([tree_of_port(tree)]), extensions=modules)
+    p = port_python(src.encode(), rules, bases=("", ""), module=rel)
+    return p.data.decode(), [d for d in p.diagnostics if d.id == "MP4010"]
 
 
 def test_every_form_of_a_computed_path_follows_where_its_pieces_are_written():
@@ -124,7 +124,7 @@ def test_a_tree_ported_beside_its_source_is_followed_folder_by_folder():
     src = ("import os.path as osp\nextensions_dir = osp.join('csrc')\n"
            "for name in names():\n"
            "    path = osp.join(extensions_dir, 'cuda', f'{name}_cuda.cu')\n")
-    out = port_python(src.encode(), rules, rel="setup.py").data.decode()
+    out = port_python(src.encode(), rules, module="setup.py").data.decode()
     assert out == ("import os.path as osp\nextensions_dir = osp.join('csrc_musa')\n"
                    "for name in names():\n"
                    "    path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')\n")
