@@ -49,6 +49,7 @@ from ..write.stale import plan_stale, stale_warnings
 from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
+from .input_findings import attach
 from .kinds import TABLE_FREE, KindSelector, load_porters
 from .library_findings import summarise_libraries
 from .names import name_tree
@@ -208,6 +209,7 @@ class Porter:
                                {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
+            attach(result.files, named.findings, out_rel_of)  # one input's problems
             if stager is None:
                 return
             manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project, merging)

@@ -118,12 +118,16 @@ def test_ignore_anchored_path(tree):
     assert not (out / "common/mlu").exists() and (out / "other/common/mlu/y.mu").exists()
 
 
-def test_rename_collision_is_an_error(tree):
+def test_a_rename_collision_keeps_the_second_file_under_its_own_name(tree):
     # .cu and .cuh both renamed to .mu (a caller's extension map): two inputs, one output.
+    # It stopped the run (issue 44): now the first keeps the name, the other its own.
     (tree / "a.cuh").write_text("// header\n")
-    with pytest.raises(PortError, match=r"both a\.cu and a\.cuh would be written to a\.mu"):
-        port(tree, renames={".cu": ".mu", ".cuh": ".mu"})
-    assert not (tree.parent / "csrc_musa").exists()
+    r = port(tree, renames={".cu": ".mu", ".cuh": ".mu"})
+    out = tree.parent / "csrc_musa"
+    assert (out / "a.mu").read_text().endswith("cudaMalloc(&p, 4); }\n".replace("cuda", "musa"))
+    assert (out / "a.cuh").read_text() == "// header\n"
+    [(f, d)] = [(f, d) for f in r.files for d in f.diagnostics if d.id == "MP0001"]
+    assert f.rel == f.out_rel == "a.cuh" and "a.cu has that name" in d.message
 
 
 def test_include_dirs_and_unresolved_includes(tree):
