@@ -9,17 +9,18 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
-from ..errors import PortError
+from ..errors import InputError, PortError
 from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver
 from ..safe_open import regular_chunks
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest
 from ..write.output_state import OutputState
+from .input_findings import NOT_PORTED, InputFinding
 from .kinds import KindSelector
 from .options import PortOptions
 from .paths import link_target
@@ -51,9 +52,10 @@ class Planned:
 
 
 class Step(NamedTuple):
-    """One planned file, with what the run reports about it."""
+    """One planned file, with what the run reports about it (``planned`` None: nothing
+    of it is in the output, see ``Planner.plan``)."""
 
-    planned: Planned
+    planned: Planned | None
     outcome: FileOutcome
     diff_item: DiffItem | None
     warnings: list[str]
@@ -103,6 +105,36 @@ class Planner:
             self.kinds.kind_of(e.rel) is not None or self.kinds.may_sniff(e.rel))
 
     def plan(self, e: Entry) -> Step:
+        """Plan one input. One that cannot be read (permission, deleted or replaced after
+        the walk) is not ported: its output stays as the last run left it, or there is
+        none, and a finding says so (MP0004); it never stops the run."""
+        try:
+            return self._plan(e)
+        except InputError as exc:
+            if exc.path != os.path.join(self.src, e.rel):
+                raise  # not this input (an output that cannot be read)
+            return self._unread(e, exc)
+
+    def _unread(self, e: Entry, exc: InputError) -> Step:
+        """The step of an input that could not be read: the last run's output of it kept
+        (its record untrusted, so the next run ports it again), or nothing written."""
+        out_rel = self.out_rel_of[e.rel]
+        prev = self.outputs.old.files.get(out_rel) if self.outputs is not None else None
+        st = self.outputs.lstat(out_rel) if prev is not None else None
+        if prev is not None and prev.src == e.rel and st is not None:
+            rec = replace(prev, src_size=UNTRUSTED)
+            p = Planned(e, out_rel, rec)
+            p.over = self.outputs.claim(out_rel, st, True)
+            said = InputFinding(e.rel, "MP0004", f"{e.rel}: not ported this run: {exc.message}; "
+                                f"{out_rel} is kept as the last run made it", severity="warning")
+            shown = replace(rec, diagnostics=[said.diagnostic().to_list(), *rec.diagnostics])
+            return Step(p, FileOutcome(e.rel, out_rel, rec.kind, False, shown), None, [], 0)
+        said = InputFinding(e.rel, "MP0004", f"{e.rel}: not ported: {exc.message}; nothing is "
+                            f"written at {out_rel}")
+        rec = FileRecord(e.rel, NOT_PORTED, diagnostics=[said.diagnostic().to_list()])
+        return Step(None, FileOutcome(e.rel, out_rel, NOT_PORTED, False, rec), None, [], 0)
+
+    def _plan(self, e: Entry) -> Step:
         out_rel = self.out_rel_of[e.rel]
         if e.kind == "symlink":
             return self._plan_link(e, out_rel)
@@ -161,7 +193,7 @@ class Planner:
         except OSError as exc:
             if not os.path.lexists(src_path):
                 raise cannot_read(exc, src_path) from None
-            raise PortError(f"cannot read link: {exc.strerror or exc}", src_path) from None
+            raise InputError(f"cannot read link: {exc.strerror or exc}", src_path) from None
         rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
         st = self.outputs.lstat(out_rel)
         try:

@@ -193,8 +193,9 @@ class Porter:
                 stager.prepare([d.rel for d in dirs])
                 planner.stage_to(stager)
             for step in plan_all(planner, files, opts.jobs, opts.progress):
-                step.planned.record.compact(shared)
-                planned.append(step.planned)
+                if step.planned is not None:  # else nothing of it in OUT (plan.Planner.plan)
+                    step.planned.record.compact(shared)
+                    planned.append(step.planned)
                 result.files.append(step.outcome)
                 result.warnings.extend(step.warnings)
                 result.bytes_in += step.size

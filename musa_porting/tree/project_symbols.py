@@ -15,6 +15,7 @@ from collections.abc import Callable
 from ..analyze.build_symbols import scan_build
 from ..analyze.symbols import FileSymbols, scan_lexer
 from ..analyze.word_finder import WordFinder
+from ..errors import InputError
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.lines import cr_only
 from ..port.text import port_text
@@ -93,7 +94,10 @@ class SymbolPass:
         return finish
 
     def _read(self, rel: str) -> bytes | None:
-        data = read_file(os.path.join(self.src, rel), self._seen.get(rel))
+        try:
+            data = read_file(os.path.join(self.src, rel), self._seen.get(rel))
+        except InputError:
+            return None  # not indexed: its port cannot read it either, and says so (MP0004)
         if b"\0" in data:
             return None  # not text: copied, not ported
         return data.replace(b"\r", b"\n") if cr_only(data) else data  # as porters.py reads it

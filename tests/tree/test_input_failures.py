@@ -1,0 +1,163 @@
+"""Issue 44, point 1: one input that cannot be read or ported never stops the run. The
+run ports everything else, leaves that input's output as the last run made it (or
+writes none), says so in a finding naming the file, and exits 0 (``--check`` decides);
+a re-run once the file is fixed ports it and touches nothing else."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import make_tree, musa_port_here
+
+from musa_porting import PortOptions, port_tree
+from musa_porting.write.manifest import MANIFEST_NAME, UNTRUSTED
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    return make_tree(tmp_path / "csrc", {
+        "a.cu": '#include "k.cuh"\nvoid f() { cudaMalloc(&p, 4); }\n',
+        "k.cuh": "#pragma once\ncudaStream_t s;\n",
+        "sub/b.cpp": "int b(cudaStream_t s);\n",
+        "data.bin": b"\x00\x01cudaMalloc\xff",
+    })
+
+
+def port(src: Path, **kw):
+    return port_tree(PortOptions(src=str(src), output=str(src.parent / "out"), jobs=1, **kw))
+
+
+def unreadable(monkeypatch, *suffixes: str) -> None:
+    """As root every file is readable: refuse to open inputs ending in ``suffixes``."""
+    import builtins
+
+    real_open, real_os_open = builtins.open, os.open
+
+    def refused(path) -> bool:
+        return isinstance(path, str) and "/csrc/" in path and path.endswith(suffixes)
+
+    def guarded_open(path, *a, **kw):
+        if refused(str(path)):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *a, **kw)
+
+    def guarded_os_open(path, flags, *a, **kw):
+        if refused(path) and not flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_os_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(os, "open", guarded_os_open)
+
+
+def inputs_found(result) -> list[tuple[str, str, str, str]]:
+    """(input, kind of its outcome, ID, level) of the run's findings about inputs."""
+    return sorted((f.rel, f.kind, d.id, d.level) for f in result.files for d in f.diagnostics
+                  if d.id.startswith("MP00"))
+
+
+def files_of(out: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(out.rglob("*")) if p.is_file()
+            and not p.relative_to(out).as_posix().startswith(".musa-port/")}
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / MANIFEST_NAME).read_text())["files"]
+
+
+def test_an_unreadable_file_is_a_finding_and_the_rest_is_ported(tree, monkeypatch):
+    unreadable(monkeypatch, "k.cuh")
+    result = port(tree)
+    out = tree.parent / "out"
+    assert (out / "a.mu").read_text() == '#include "k.muh"\nvoid f() { musaMalloc(&p, 4); }\n'
+    assert (out / "sub/b.cpp").is_file() and (out / "data.bin").is_file()
+    assert not (out / "k.muh").exists()
+    assert "k.muh" not in manifest(out)  # the manifest says what OUT holds
+    assert inputs_found(result) == [("k.cuh", "not-ported", "MP0004", "error")]
+    [d] = [d for f in result.files if f.rel == "k.cuh" for d in f.diagnostics]
+    assert "k.cuh" in d.message and "Permission denied" in d.message
+    # Readable again: the re-run writes k.muh and nothing else.
+    monkeypatch.undo()
+    before = files_of(out)
+    result = port(tree)
+    after = files_of(out)
+    assert after["k.muh"][0] == b"#pragma once\nmusaStream_t s;\n"
+    assert {k: v for k, v in after.items() if k not in ("k.muh", MANIFEST_NAME)} == \
+        {k: v for k, v in before.items() if k != MANIFEST_NAME}
+    assert inputs_found(result) == []
+
+
+def test_an_unreadable_file_keeps_the_output_of_the_last_run(tree, monkeypatch):
+    port(tree)
+    out = tree.parent / "out"
+    kept = files_of(out)["sub/b.cpp"]
+    (tree / "a.cu").write_text("void f() { cudaFree(p); }\n")
+    (tree / "sub/b.cpp").write_text("int b(cudaEvent_t e);\n")  # changed: it must be read
+    unreadable(monkeypatch, "sub/b.cpp")
+    result = port(tree)
+    assert (out / "a.mu").read_text() == "void f() { musaFree(p); }\n"
+    assert files_of(out)["sub/b.cpp"] == kept  # bytes and mtime
+    assert inputs_found(result) == [("sub/b.cpp", "ported", "MP0004",
+                                     "warning")]
+    [d] = [d for f in result.files if f.rel == "sub/b.cpp" for d in f.diagnostics
+           if d.id == "MP0004"]
+    assert "last run" in d.message
+    assert manifest(out)["sub/b.cpp"]["src_size"] == UNTRUSTED  # the next run ports it
+    monkeypatch.undo()
+    result = port(tree)
+    assert (out / "sub/b.cpp").read_text() == "int b(musaEvent_t e);\n"
+    assert inputs_found(result) == []
+
+
+def test_the_command_exits_0_and_check_fails_on_a_file_not_ported(tree, monkeypatch):
+    unreadable(monkeypatch, "k.cuh")
+    out = tree.parent / "out"
+    code, _, err = musa_port_here(tree, "-o", out, "-q")
+    assert code == 0, err
+    assert (out / "a.mu").is_file()
+    code, stdout, err = musa_port_here(tree, "-o", out, "-q", "--check", "--output-format",
+                                       "github")
+    assert code == 1
+    assert "MP0004" in stdout and "k.cuh" in stdout + err and "Traceback" not in err
+
+
+def test_an_unreadable_file_in_a_forked_worker(tmp_path, monkeypatch):
+    """Planned in --jobs workers (64 sources and more): the same, in input order."""
+    src = make_tree(tmp_path / "csrc", {f"k{i:02}.cu": "cudaFree(0);\n" for i in range(70)})
+    unreadable(monkeypatch, "k07.cu")
+    result = port_tree(PortOptions(src=str(src), output=str(tmp_path / "out"), jobs=2))
+    assert inputs_found(result) == [("k07.cu", "not-ported", "MP0004", "error")]
+    written = sorted(p.name for p in (tmp_path / "out").glob("*.mu"))
+    assert written == [f"k{i:02}.mu" for i in range(70) if i != 7]
+
+
+def test_a_copy_that_fails_half_way_leaves_no_temp_file(tree, monkeypatch):
+    """The bytes of a copied file are read while its temp file is written: a read error
+    there removes what was written, and the rest of the run goes on."""
+    from musa_porting.tree import plan
+    from musa_porting.write import stage
+    from musa_porting.write.files import cannot_read, write_chunks
+
+    def failing_copy(src, path, mode, expect=None, dir_fd=None):
+        if not src.endswith("data.bin"):
+            return real_copy(src, path, mode, expect, dir_fd)
+
+        def chunks():
+            yield b"\x00\x01half"
+            raise cannot_read(OSError(errno.EIO, "Input/output error"), src)
+
+        return write_chunks(path, chunks(), mode, dir_fd)
+
+    real_copy = stage.copy_file
+    monkeypatch.setattr(stage, "copy_file", failing_copy)
+    monkeypatch.setattr(plan, "MAX_BASE", 0)  # copied as a large file is: read while staged
+    result = port(tree)
+    out = tree.parent / "out"
+    assert not (out / "data.bin").exists() and (out / "a.mu").is_file()
+    assert [p.name for p in out.rglob("*") if "musa-port-tmp" in p.name] == []
+    assert inputs_found(result) == [("data.bin", "not-ported", "MP0004", "error")]
