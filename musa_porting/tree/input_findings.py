@@ -15,10 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ..analyze.checks import Diagnostic
-from .result import FileOutcome
+from .result import FOLDER, NOT_PORTED, FileOutcome
 
-# How an input that has no output of its own this run shows among the run's files.
-NOT_PORTED = "not-ported"
+__all__ = ["FOLDER", "NOT_PORTED", "InputFinding", "attach", "input_messages"]
 
 
 @dataclass(frozen=True, slots=True)

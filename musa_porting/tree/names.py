@@ -26,7 +26,7 @@ from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from ..write.manifest import RESERVED_NAMES, Manifest
 from .collisions import unique_outputs
-from .input_findings import NOT_PORTED, InputFinding
+from .input_findings import FOLDER, NOT_PORTED, InputFinding
 from .kinds import KindSelector
 from .twins import resolve_twins
 from .unported import keep_unported_names
@@ -101,7 +101,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             name_out = name
         plain[e.rel] = f"{out_parent}/{name_out}" if out_parent else name_out
         path_r = rank.get(parent, (0, 0))[1] if parent else 0
-        kind = "folder" if e.kind == "dir" else NOT_PORTED
+        kind = FOLDER if e.kind == "dir" else NOT_PORTED
         own_r = 1 if name_out != name else 0
         if vocabulary is not None and ported_kind and not vendored:
             wanted = renamed.get(name_out)

@@ -63,6 +63,7 @@ from .result import PortResult
 from .shared_files import note_shared_files
 from .templates import left_alone
 from .twins import users_file
+from .unlisted import keep_unlisted
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
@@ -97,13 +98,14 @@ class Porter:
         self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
         self.library_names: frozenset[str] = frozenset()  # the names they define
         self._twinned: list[Entry] = []  # CUDA files left for their MUSA twins (tree/twins.py)
+        self.unlisted: dict[str, str] = {}  # folders of SRC the walk could not list (-> why)
 
     def run(self) -> PortResult:
         t0 = time.perf_counter()
         opts = self.opts
         result = PortResult(self.src, self.out, dry_run=opts.dry_run,
                             symbols_backend=opts.symbols_backend)
-        entries = _tree_entries(self.src, self.opts.ignore, result)
+        entries = _tree_entries(self.src, self.opts.ignore, result, self.unlisted)
         timings.mark("walk")
         try:
             if opts.dry_run:
@@ -201,6 +203,8 @@ class Porter:
                 result.bytes_in += step.size
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
+            kept, found = keep_unlisted(self.unlisted, old, state, set(out_rel_of.values()))
+            planned += kept  # the outputs of what a folder not listed holds stay as they are
             timings.mark("files ported and staged")
             if self.libraries:
                 summarise_libraries(result.files, self.libraries)
@@ -210,7 +214,7 @@ class Porter:
                                {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
             result.kept_stale += stale.kept
-            attach(result.files, named.findings, out_rel_of)  # one input's problems
+            attach(result.files, named.findings + found, out_rel_of)  # one input's problems
             if stager is None:
                 return
             manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project, merging)
@@ -296,12 +300,14 @@ def _check_skip(kinds: Sequence[str]) -> None:
             raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
 
 
-def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[Entry]:
-    """SRC's entries, without what the walk skips (reported) and musa-port's own names."""
+def _tree_entries(src: str, ignore: Sequence[str], result: PortResult,
+                  unlisted: dict[str, str]) -> list[Entry]:
+    """SRC's entries, without what the walk skips (reported) and musa-port's own names;
+    ``unlisted`` gets the folders under SRC that cannot be listed (see unlisted.py)."""
     ignorer = Ignorer(ignore)
     skipped: list[tuple[str, str]] = []
     try:
-        entries = list(walk(src, ignorer, result.ignored, skipped))
+        entries = list(walk(src, ignorer, result.ignored, skipped, unlisted))
     except OSError as exc:
         raise PortError(f"cannot list folder: {exc.strerror or exc}",
                         exc.filename or src) from None

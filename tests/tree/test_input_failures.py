@@ -161,3 +161,46 @@ def test_a_copy_that_fails_half_way_leaves_no_temp_file(tree, monkeypatch):
     assert not (out / "data.bin").exists() and (out / "a.mu").is_file()
     assert [p.name for p in out.rglob("*") if "musa-port-tmp" in p.name] == []
     assert inputs_found(result) == [("data.bin", "not-ported", "MP0004", "error")]
+
+
+def unlistable(monkeypatch, folder: Path) -> None:
+    """As root every folder can be listed: refuse to list ``folder``."""
+    from musa_porting.tree import walk
+
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == str(folder):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(walk.os, "scandir", scandir)
+
+
+def test_a_folder_that_cannot_be_listed_is_a_finding_and_the_rest_is_ported(tree, monkeypatch):
+    unlistable(monkeypatch, tree / "sub")
+    result = port(tree)
+    out = tree.parent / "out"
+    assert sorted(files_of(out)) == [MANIFEST_NAME, "a.mu", "data.bin", "k.muh"]
+    assert inputs_found(result) == [("sub", "folder", "MP0004", "error")]
+    [d] = [d for f in result.files if f.rel == "sub" for d in f.diagnostics]
+    assert "cannot list" in d.message and "Permission denied" in d.message
+    assert result.not_ported == 0 and result.scanned == 3  # a.cu, k.cuh, data.bin
+
+
+def test_a_folder_that_cannot_be_listed_keeps_the_outputs_of_the_last_run(tree, monkeypatch):
+    port(tree)
+    out = tree.parent / "out"
+    kept = files_of(out)["sub/b.cpp"]
+    (tree / "a.cu").write_text("void f() { cudaFree(p); }\n")
+    unlistable(monkeypatch, tree / "sub")
+    result = port(tree)
+    assert (out / "a.mu").read_text() == "void f() { musaFree(p); }\n"
+    assert files_of(out)["sub/b.cpp"] == kept  # not removed as stale: its input may be there
+    assert manifest(out)["sub/b.cpp"]["src_size"] == UNTRUSTED
+    assert inputs_found(result) == [("sub", "folder", "MP0004", "warning")]
+    monkeypatch.undo()
+    before = files_of(out)
+    result = port(tree)
+    assert inputs_found(result) == []
+    assert files_of(out)["sub/b.cpp"] == before["sub/b.cpp"]  # ported again: the same bytes
