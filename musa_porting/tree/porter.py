@@ -203,8 +203,7 @@ class Porter:
                 result.bytes_in += step.size
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
-            kept, found = keep_unlisted(self.unlisted, old, state, set(out_rel_of.values()))
-            planned += kept  # the outputs of what a folder not listed holds stay as they are
+            found = keep_unlisted(self.unlisted, old, state, set(out_rel_of.values()), planned)
             timings.mark("files ported and staged")
             if self.libraries:
                 summarise_libraries(result.files, self.libraries)
@@ -279,7 +278,7 @@ class Porter:
             rec = planner.fast.get(rel)
             if rec is not None:
                 rec.symbols = index[rel].to_json()
-        planner.symbols = index  # each entry made JSON where its file is ported (in a worker)
+        planner.symbols, planner.index_failed = index, symbols.failed  # JSON where each is ported
         if old_plan is None or old_plan.key() != plan.key():
             fast = {}
         return base, plan, fast

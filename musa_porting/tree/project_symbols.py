@@ -9,6 +9,7 @@ none changed, the last run's plan is reused without loading the rule tables.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 
@@ -28,6 +29,7 @@ from ..write.manifest_check import indexed
 from .backends import shared_names
 from .options import PortOptions
 from .parallel import map_forked
+from .plan import one_line
 from .twins import musa_side
 from .walk import Entry
 
@@ -52,6 +54,7 @@ class SymbolPass:
 
             self.clang = ClangIndexer(src, opts.include_dirs, opts.defines, opts.compile_commands)
         self.reindexed: list[str] = []  # files read this run (the rest came from the manifest)
+        self.failed: dict[str, str] = {}  # files the index failed on -> what failed (MP0005)
         self._seen: dict[str, tuple[int, int] | None] = {}  # rel -> what the walk saw
 
     def index(self, sources: list[Entry], fast: dict[str, FileRecord]
@@ -78,15 +81,17 @@ class SymbolPass:
             units = tu_sources if any(os.path.splitext(r)[1] not in SOURCE_EXTS for r in cxx) \
                 else [r for r in cxx if os.path.splitext(r)[1] in SOURCE_EXTS]
             self.clang.parse_all(units, self.opts.jobs)  # type: ignore[union-attr]
-            scanned = [self._clang_one(rel, tu_sources) if self.kind_of(rel) == "cxx"
-                       else self._lexer_one(rel) for rel in todo]
+            scanned = [_or_failure(self._clang_one, rel, tu_sources) if self.kind_of(rel) == "cxx"
+                       else _or_failure(self._lexer_one, rel) for rel in todo]
             wait: Callable[[], list] = lambda: scanned  # noqa: E731
         else:
-            wait = map_forked(self._lexer_one, todo, self.opts.jobs)
+            wait = map_forked(functools.partial(_or_failure, self._lexer_one), todo, self.opts.jobs)
 
         def finish() -> dict[str, FileSymbols]:
             for rel, fs in zip(todo, wait()):
-                if fs is not None:
+                if isinstance(fs, str):
+                    self.failed[rel] = fs
+                elif fs is not None:
                     out[rel] = fs
                     self.reindexed.append(rel)
             return out
@@ -148,6 +153,17 @@ class SymbolPass:
                             existing=existing, shared=shared,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
+
+
+def _or_failure(index, rel: str, *args) -> FileSymbols | str | None:
+    """``index(rel, *args)``, or what failed (a bug, on this one file): the file is not
+    indexed, the run goes on and says so (``MUSA_PORT_DEBUG=1`` lets it through)."""
+    try:
+        return index(rel, *args)
+    except Exception as exc:  # noqa: BLE001 - any bug of the index's, on this one file
+        if os.environ.get("MUSA_PORT_DEBUG"):
+            raise
+        return one_line(exc)
 
 
 def _inside_names(ruleset: RuleSet, reverse: bool, compiled: Matcher | None = None):

@@ -22,12 +22,12 @@ from .walk import Entry
 
 
 def keep_unlisted(unlisted: dict[str, str], old: Manifest, state: OutputState,
-                  taken: set[str]) -> tuple[list[Planned], list[InputFinding]]:
-    """The last run's outputs of the files under the ``unlisted`` folders (rel -> why),
-    as plans that write nothing, and a finding per folder. ``taken``: this run's
-    output paths (a new input's output wins over a kept one)."""
+                  taken: set[str], planned: list[Planned]) -> list[InputFinding]:
+    """Add to ``planned`` the last run's outputs of the files under the ``unlisted``
+    folders (rel -> why), as plans that write nothing; returns a finding per folder.
+    ``taken``: this run's output paths (a new input's output wins over a kept one)."""
     if not unlisted:
-        return [], []
+        return []
     prefixes = tuple(rel + "/" for rel in unlisted)
     kept: dict[str, int] = dict.fromkeys(unlisted, 0)
     plans = []
@@ -48,4 +48,5 @@ def keep_unlisted(unlisted: dict[str, str], old: Manifest, state: OutputState,
                 if n else "nothing of it is written")
         found.append(InputFinding(rel, "MP0004", f"{rel}: not ported: {why}; {what}",
                                   severity="warning" if n else "", kind=FOLDER))
-    return plans, found
+    planned += plans
+    return found

@@ -204,3 +204,59 @@ def test_a_folder_that_cannot_be_listed_keeps_the_outputs_of_the_last_run(tree, 
     result = port(tree)
     assert inputs_found(result) == []
     assert files_of(out)["sub/b.cpp"] == before["sub/b.cpp"]  # ported again: the same bytes
+
+
+def failing_porter(monkeypatch, marker: bytes) -> None:
+    """The C++ porter raises on a file holding ``marker`` (a bug musa-port has)."""
+    from musa_porting.tree import porters
+
+    real = porters.PORTERS["cxx"]
+
+    def port(data, ctx):
+        if marker in data:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(data, ctx)
+
+    monkeypatch.setitem(porters.PORTERS, "cxx", port)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_the_porter_fails_on_is_copied_unchanged_and_reported(tmp_path, monkeypatch, jobs):
+    files = {f"k{i:02}.cu": "cudaFree(0);\n" for i in range(70 if jobs > 1 else 2)}
+    files["bad.cuh"] = "// BOOM\ncudaStream_t s;\n"
+    files["use.cu"] = '#include "bad.cuh"\n'
+    src = make_tree(tmp_path / "csrc", files)
+    failing_porter(monkeypatch, b"BOOM")
+    out = tmp_path / "out"
+    result = port_tree(PortOptions(src=str(src), output=str(out), jobs=jobs))
+    # Its bytes, under the name the rest of the tree includes it by.
+    assert (out / "bad.muh").read_bytes() == files["bad.cuh"].encode()
+    assert (out / "use.mu").read_text() == '#include "bad.muh"\n'
+    assert (out / "k01.mu").read_text() == "musaFree(0);\n"
+    assert inputs_found(result) == [("bad.cuh", "copied", "MP0005", "error")]
+    [d] = [d for f in result.files if f.rel == "bad.cuh" for d in f.diagnostics]
+    assert "RecursionError" in d.message and "copied unchanged" in d.message
+    assert manifest(out)["bad.muh"]["src_size"] == UNTRUSTED  # ported again next run
+    monkeypatch.undo()  # a fixed musa-port
+    result = port_tree(PortOptions(src=str(src), output=str(out), jobs=jobs))
+    assert (out / "bad.muh").read_text() == "// BOOM\nmusaStream_t s;\n"
+    assert inputs_found(result) == []
+
+
+def test_a_file_the_symbol_index_fails_on_is_ported_and_reported(tree, monkeypatch):
+    from musa_porting.tree import project_symbols
+
+    real = project_symbols.scan_lexer
+
+    def scan(data, *a, **kw):
+        if b"int b(" in data:
+            raise ValueError("a bug")
+        return real(data, *a, **kw)
+
+    monkeypatch.setattr(project_symbols, "scan_lexer", scan)
+    result = port(tree)
+    out = tree.parent / "out"
+    assert (out / "sub/b.cpp").read_text() == "int b(musaStream_t s);\n"
+    assert inputs_found(result) == [("sub/b.cpp", "ported", "MP0005", "warning")]
+    [d] = [d for f in result.files if f.rel == "sub/b.cpp" for d in f.diagnostics]
+    assert "symbol index" in d.message and "ValueError: a bug" in d.message
