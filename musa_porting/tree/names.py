@@ -28,7 +28,7 @@ from ..write.manifest import RESERVED_NAMES, Manifest
 from .collisions import unique_outputs
 from .input_findings import FOLDER, NOT_PORTED, InputFinding
 from .kinds import KindSelector
-from .twins import resolve_twins
+from .twins import resolve_twins, users_file
 from .unported import keep_unported_names
 from .vendored import in_library
 from .walk import Entry
@@ -36,10 +36,23 @@ from .walk import Entry
 NAME_MAX = 255  # bytes in one file name: Linux, macOS and Windows file systems alike
 
 
-def _too_long(name: str) -> bool:
+def _too_long(name: str, limit: int = NAME_MAX) -> bool:
     """A file name the file system cannot hold. Checked for every output before
     anything is written: found at the commit, it would stop a run half done."""
-    return len(name) > NAME_MAX // 4 and len(os.fsencode(name)) > NAME_MAX
+    return len(name) > limit // 4 and len(os.fsencode(name)) > limit
+
+
+def name_max(out: str) -> int:
+    """The longest file name (in bytes) the output folder's file system holds: 255, or
+    less where it says so (eCryptfs: 143), asked of the nearest folder that exists."""
+    path = os.path.abspath(out)
+    while not os.path.isdir(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    try:
+        n = os.pathconf(path, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return NAME_MAX
+    return min(n, NAME_MAX) if n > 0 else NAME_MAX
 
 
 def _renamed_component(name: str, vocabulary: Vocabulary) -> str:
@@ -57,7 +70,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                  libraries: frozenset[str] = frozenset(),
                  users: Callable[[str], bool] | None = None,
                  findings: list[InputFinding] | None = None,
-                 set_aside: dict[str, str] | None = None) -> dict[str, str]:
+                 set_aside: dict[str, str] | None = None, limit: int = NAME_MAX) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
     ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
     renames for every file; in the ``libraries`` folders (vendored copies of libraries
@@ -71,7 +84,8 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     ``superseded`` (rel -> the twin's rel, or OUT's path when ``users`` says a file of the
     user's in the output is its twin); any other input that cannot have its new name
     keeps a name of its own (``collisions.py``), or is recorded in ``set_aside`` (rel ->
-    why) when none is free. Each is said in ``findings`` (in ``warnings`` as text
+    why) when none is free; so is one whose own name is over ``limit`` bytes (the output
+    file system's longest name). Each is said in ``findings`` (in ``warnings`` as text
     without it): never an error, so one input never stops the run.
     """
     say = _sayer(warnings, findings)
@@ -107,9 +121,9 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             wanted = renamed.get(name_out)
             if wanted is None:
                 wanted = renamed[name_out] = _renamed_component(name_out, vocabulary)
-            if wanted != name_out and _too_long(wanted):
+            if wanted != name_out and _too_long(wanted, limit):
                 say(e.rel, "MP0003", f"not renamed to {wanted}: a name of "
-                    f"{len(os.fsencode(wanted))} bytes, over the file system's {NAME_MAX}",
+                    f"{len(os.fsencode(wanted))} bytes, over the file system's {limit}",
                     kind=kind)
             elif wanted != name_out and e.kind == "dir" and (
                     f"{parent}/{wanted}" if parent else wanted) in siblings:
@@ -119,15 +133,16 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                 say(e.rel, "MP0003", f"not renamed to {wanted}: musa-port's own name", kind=kind)
             elif wanted != name_out:
                 name_out, own_r = wanted, 2
-        if name_out != name and (_too_long(name_out) or (not parent and name_out in RESERVED_NAMES)):
+        if name_out != name and not _too_long(name, limit) and (
+                _too_long(name_out, limit) or (not parent and name_out in RESERVED_NAMES)):
             why = (f"a name of {len(os.fsencode(name_out))} bytes, over the file system's "
-                   f"{NAME_MAX}") if _too_long(name_out) else "musa-port's own name"
+                   f"{limit}") if _too_long(name_out, limit) else "musa-port's own name"
             say(e.rel, "MP0003", f"kept its own name, not {name_out}: {why}", kind=kind)
             name_out, own_r = name, 0
             plain[e.rel] = f"{out_parent}/{name}" if out_parent else name
-        if _too_long(name_out):
-            aside[e.rel] = (f"its name of {len(os.fsencode(name_out))} bytes is over the file "
-                            f"system's {NAME_MAX}")
+        if _too_long(name_out, limit):  # and so is its own name
+            aside[e.rel] = (f"its name of {len(os.fsencode(name))} bytes is over the output "
+                            f"file system's {limit}")
             say(e.rel, "MP0003", f"not ported: {aside[e.rel]}", severity="error")
             continue
         rank[e.rel] = (own_r, max(path_r, own_r))
@@ -179,16 +194,19 @@ SUPERSEDED = "(its MUSA version is in the tree)"
 
 def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
               vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
-              libraries: frozenset[str], users: Callable[[str], bool] | None,
-              old: Manifest) -> Named:
+              libraries: frozenset[str], out: str, old: Manifest,
+              twins_in_out: bool = True) -> Named:
     """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
     for their twins and the renamed paths; ``old``, the last run's manifest, says which
-    sources were not text when they are as it saw them)."""
+    sources were not text when they are as it saw them, and which files in ``out`` are
+    the user's: with ``twins_in_out``, MUSA twins of the inputs too)."""
+    users = users_file(out, old) if twins_in_out else None
+    limit = name_max(out)
     superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
     aside: dict[str, str] = {}  # inputs no name is free for (collisions.py)
     found: list[InputFinding] = []
     out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
-                              superseded, file_name, libraries, users, found, aside)
+                              superseded, file_name, libraries, users, found, aside, limit)
     files = {e.rel for e in entries if e.kind != "dir"}
     kept = [e for e in entries if e.rel not in superseded and e.rel not in aside]
     unported = keep_unported_names(src, kept, out_rel_of, kinds, old)

@@ -62,7 +62,6 @@ from .rename_map import with_outside
 from .result import PortResult
 from .shared_files import note_shared_files
 from .templates import left_alone
-from .twins import users_file
 from .unlisted import keep_unlisted
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
@@ -140,7 +139,7 @@ class Porter:
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         named = name_tree(self.src, entries, self.kinds, self.renames,
                           self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
-                          self.libraries, None if opts.reverse else users_file(self.out, old), old)
+                          self.libraries, self.out, old, twins_in_out=not opts.reverse)
         out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
         self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
         check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)

@@ -5,6 +5,7 @@ their own; either way a finding names both paths and the run ports everything el
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from conftest import FIXTURES, make_tree, musa_port_here
@@ -163,3 +164,26 @@ def test_a_folder_renamed_onto_a_file_of_the_tree_keeps_its_name(tmp_path):
     assert texts["cuda/k.mu"] == "musaFree(0);\n" and texts["use.mu"] == '#include "cuda/k.mu"\n'
     [(rel, at, cid, level, msg)] = found(result)
     assert (rel, cid, level) == ("cuda", "MP0001", "warning") and "the file musa" in msg
+
+
+def test_names_over_what_the_output_file_system_holds_are_not_written(tmp_path, monkeypatch):
+    """An output folder on a file system of shorter names (eCryptfs holds 143 bytes):
+    such a name failed at the commit, half way through it, at every run. Now a renamed
+    input keeps its own name where that fits, and one whose own name does not fit is not
+    ported (an error naming it); the rest is written."""
+    real = os.pathconf
+
+    def pathconf(path, name):
+        return 143 if name == "PC_NAME_MAX" else real(path, name)
+
+    monkeypatch.setattr(os, "pathconf", pathconf)
+    fits, too_long = "f" * 140 + ".cu", "t" * 150 + ".cu"
+    src = make_tree(tmp_path / "src", {fits: "cudaFree(0);\n", too_long: "cudaFree(1);\n",
+                                       "ok.cu": "cudaFree(2);\n"})
+    result, texts = port(src, tmp_path / "out", renames={".cu": ".mu_source"})
+    assert texts == {fits: "musaFree(0);\n", "ok.mu_source": "musaFree(2);\n"}
+    said = found(result)
+    assert [(rel, cid, level) for rel, _, cid, level, _ in said] == [
+        (fits, "MP0003", "warning"), (too_long, "MP0003", "error")]
+    assert "143" in said[1][4]
+    assert result.not_ported == 1
