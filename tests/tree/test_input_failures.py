@@ -260,3 +260,32 @@ def test_a_file_the_symbol_index_fails_on_is_ported_and_reported(tree, monkeypat
     assert inputs_found(result) == [("sub/b.cpp", "ported", "MP0005", "warning")]
     [d] = [d for f in result.files if f.rel == "sub/b.cpp" for d in f.diagnostics]
     assert "symbol index" in d.message and "ValueError: a bug" in d.message
+
+
+def test_the_reports_carry_findings_about_inputs(tree, monkeypatch):
+    """JSON (valid against its schema), SARIF and CSV name an input with no output, a
+    folder and a twin, each where it is: the input, and the output path it is about."""
+    from conftest import ROOT
+
+    jsonschema = pytest.importorskip("jsonschema")
+    (tree / "k.muh").write_text("// the MUSA version, by hand\n")  # k.cuh's twin
+    unreadable(monkeypatch, "data.bin")
+    unlistable(monkeypatch, tree / "sub")
+    out, rep, sarif, csv = (tree.parent / n for n in ("out", "r.json", "r.sarif", "r.csv"))
+    code, _, err = musa_port_here(tree, "-o", out, "-q", "--report-json", rep, "--sarif", sarif,
+                                  "--report-csv", csv)
+    assert code == 0, err
+    report = json.loads(rep.read_text())
+    schema = json.loads((ROOT / "musa_porting/report/schemas/report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    found = sorted((d["source_file"], d["file"], d["id"], d["level"])
+                   for d in report["diagnostics"] if d["id"].startswith("MP00"))
+    assert found == [("data.bin", "data.bin", "MP0004", "error"),
+                     ("k.cuh", "k.muh", "MP0002", "warning"),
+                     ("sub", "sub", "MP0004", "error")]
+    kinds = {f["path"]: f["kind"] for f in report["files"]}
+    assert kinds["data.bin"] == "not-ported" and kinds["sub"] == "folder"
+    assert report["totals"]["not_ported"] == 1 and report["totals"]["files_scanned"] == 3
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} >= {"MP0002", "MP0004"}
+    assert "MP0004" in csv.read_text() and "data.bin" in csv.read_text()
