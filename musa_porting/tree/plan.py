@@ -245,13 +245,13 @@ class Planner:
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
-        shown = rec
+        shown, kind = rec, "ported"
         if failed is not None:  # copied as it is; ported again by the next run
-            rec.kind, rec.src_size = "copied", UNTRUSTED
+            rec.kind, rec.src_size, kind = "copied", UNTRUSTED, NOT_PORTED
             said = InputFinding(e.rel, "MP0005", f"{e.rel}: not ported: musa-port failed on it "
                                 f"({failed}); copied unchanged as {out_rel}; please report it")
             shown = replace(rec, diagnostics=[said.diagnostic().to_list()])
-        return Step(p, FileOutcome(e.rel, out_rel, rec.kind, not same, shown, status), item,
+        return Step(p, FileOutcome(e.rel, out_rel, kind, not same, shown, status), item,
                     warnings, e.size)
 
 
@@ -321,7 +321,7 @@ def unread_step(e: Entry, out_rel: str, exc: InputError, outputs: OutputState | 
         said = InputFinding(e.rel, "MP0004", f"{e.rel}: not ported this run: {exc.message}; "
                             f"{out_rel} is kept as the last run made it", severity="warning")
         shown = replace(rec, diagnostics=[said.diagnostic().to_list(), *rec.diagnostics])
-        return Step(p, FileOutcome(e.rel, out_rel, rec.kind, False, shown), None, [], 0)
+        return Step(p, FileOutcome(e.rel, out_rel, NOT_PORTED, False, shown), None, [], 0)
     said = InputFinding(e.rel, "MP0004", f"{e.rel}: not ported: {exc.message}; nothing is "
                         f"written at {out_rel}")
     rec = FileRecord(e.rel, NOT_PORTED, diagnostics=[said.diagnostic().to_list()])

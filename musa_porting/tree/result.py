@@ -21,9 +21,9 @@ class DiffItem:
     symlink: bool = False
 
 
-# The kind of an input's outcome when nothing of it was written this run (it could not
-# be read, no name was free, or its MUSA twin stands for it), and of a folder's that
-# carries a finding (tree/input_findings.py).
+# The kind of an input's outcome when its output is not this run's port of it (it could
+# not be read, no name was free, musa-port failed on it, or its MUSA twin stands for it),
+# and of a folder's that carries a finding (tree/input_findings.py).
 NOT_PORTED, FOLDER = "not-ported", "folder"
 
 
@@ -109,8 +109,9 @@ class PortResult:
 
     @property
     def not_ported(self) -> int:
-        """Inputs the run could not port (unreadable, no name free); not those left for
-        their MUSA twins, which are among the ignored."""
+        """Inputs the run could not port (unreadable: no output, or the last run's kept;
+        no name free; copied unchanged because musa-port failed on them); not those left
+        for their MUSA twins, which are among the ignored."""
         return sum(1 for f in self.files if f.kind == NOT_PORTED and f.rel not in self.ignored)
 
     @property

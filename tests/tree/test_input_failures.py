@@ -102,8 +102,8 @@ def test_an_unreadable_file_keeps_the_output_of_the_last_run(tree, monkeypatch):
     result = port(tree)
     assert (out / "a.mu").read_text() == "void f() { musaFree(p); }\n"
     assert files_of(out)["sub/b.cpp"] == kept  # bytes and mtime
-    assert inputs_found(result) == [("sub/b.cpp", "ported", "MP0004",
-                                     "warning")]
+    assert inputs_found(result) == [("sub/b.cpp", "not-ported", "MP0004", "warning")]
+    assert result.not_ported == 1
     [d] = [d for f in result.files if f.rel == "sub/b.cpp" for d in f.diagnostics
            if d.id == "MP0004"]
     assert "last run" in d.message
@@ -233,7 +233,8 @@ def test_a_file_the_porter_fails_on_is_copied_unchanged_and_reported(tmp_path, m
     assert (out / "bad.muh").read_bytes() == files["bad.cuh"].encode()
     assert (out / "use.mu").read_text() == '#include "bad.muh"\n'
     assert (out / "k01.mu").read_text() == "musaFree(0);\n"
-    assert inputs_found(result) == [("bad.cuh", "copied", "MP0005", "error")]
+    assert inputs_found(result) == [("bad.cuh", "not-ported", "MP0005", "error")]
+    assert result.not_ported == 1 and result.copied == 0
     [d] = [d for f in result.files if f.rel == "bad.cuh" for d in f.diagnostics]
     assert "RecursionError" in d.message and "copied unchanged" in d.message
     assert manifest(out)["bad.muh"]["src_size"] == UNTRUSTED  # ported again next run
