@@ -28,7 +28,7 @@ def tree(tmp_path) -> Path:
 
 
 def port(src: Path, **kw):
-    return port_tree(PortOptions(src=str(src), output=str(src.parent / "out"), jobs=1, **kw))
+    return port_tree(PortOptions(src=str(src), output=str(src.parent / "out"), **{"jobs": 1, **kw}))
 
 
 def unreadable(monkeypatch, *suffixes: str) -> None:
@@ -244,8 +244,12 @@ def test_a_file_the_porter_fails_on_is_copied_unchanged_and_reported(tmp_path, m
     assert inputs_found(result) == []
 
 
-def test_a_file_the_symbol_index_fails_on_is_ported_and_reported(tree, monkeypatch):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_the_symbol_index_fails_on_is_ported_and_reported(tree, monkeypatch, jobs):
     from musa_porting.tree import project_symbols
+
+    if jobs > 1:  # enough sources that the index runs in forked workers
+        make_tree(tree, {f"more/m{i:02}.cu": "cudaFree(0);\n" for i in range(70)})
 
     real = project_symbols.scan_lexer
 
@@ -255,7 +259,7 @@ def test_a_file_the_symbol_index_fails_on_is_ported_and_reported(tree, monkeypat
         return real(data, *a, **kw)
 
     monkeypatch.setattr(project_symbols, "scan_lexer", scan)
-    result = port(tree)
+    result = port(tree, jobs=jobs)
     out = tree.parent / "out"
     assert (out / "sub/b.cpp").read_text() == "int b(musaStream_t s);\n"
     assert inputs_found(result) == [("sub/b.cpp", "ported", "MP0005", "warning")]
