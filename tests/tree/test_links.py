@@ -184,6 +184,7 @@ def test_computed_sources_follow_the_renamed_files(tmp_path):
     setup = out["setup.py"]
     assert "path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')" in setup
     assert "path = osp.join(extensions_dir, 'cpu', f'{name}_cpu.cpp')" in setup
+    assert "suffices = ['cpu', 'musa']\n" in setup and "    suffices = ['musa']\n" in setup
     # a message that spells a folder of the tree is prose
     assert "print(f'{len(extensions)} extensions, cuda kernels in {extensions_dir}/cuda')" in setup
 
@@ -210,5 +211,6 @@ def test_the_manuals_flow_csrc_ported_beside_then_the_package_converted(tmp_path
     assert "extensions_dir = osp.join('csrc_musa')" in setup
     assert "path = osp.join(extensions_dir, 'musa', f'{name}_musa.mu')" in setup
     assert "suffices = ['cpu', 'cuda']" in setup and "if suffix == 'cuda':" in setup
+    assert "    suffices = ['cuda']\n" in setup  # every list the suffix is taken from
     assert "PyInit__version_cuda" in (src / "csrc_musa/version.cpp").read_text()
     assert "f'{library}_cuda', [osp.dirname(__file__)])" in (src / "spack/__init__.py").read_text()

@@ -190,7 +190,9 @@ class _Pass:
         final, why = self._agreed()
         if final:
             self._comparisons(compares, final, why)
-        out = Followed(findings=self.found)
+        # One finding per place and message: alternatives alike but for where their
+        # pieces are written meet the same expression.
+        out = Followed(findings=list({(at, f.message): (at, f) for at, f in self.found}.values()))
         for start, end, new, lit in lit_edits(self.pos, final):
             out.edits.append((start, end, new, why[lit]))
         for lit in final:

@@ -46,10 +46,9 @@ class Values(Bindings):
         got = self._values(node)
         if len(got) > LIMIT:
             return list(UNKNOWN)
-        seen: dict[tuple, Value] = {}
-        for v in got:
-            seen.setdefault(tuple(None if p is HOLE else p.text for p in v), v)
-        return list(seen.values())
+        # Alike only when built of the same pieces written in the same places: two lists
+        # that both spell 'cuda' are two places a rewrite (or a keep) must reach.
+        return list(dict.fromkeys(got))
 
     def _values(self, node: ast.AST) -> list[Value]:
         if isinstance(node, ast.Constant):

@@ -143,3 +143,24 @@ def test_a_piece_that_cannot_be_rewritten_where_it_is_written_leaves_the_whole_n
     src = "import os.path as osp\np = osp.join('csrc', 'cu' 'da', 'scatter_cuda.cu')\n"
     out, found = port(src)
     assert out == src and len(found) == 1 and found[0].line == 2
+
+
+def test_every_assignment_of_a_name_is_one_decision_even_with_the_same_text():
+    """A variable given a list in several places (an env override of the build's
+    suffixes, as torch-scatter's setup.py has) holds each literal that flows into a
+    computed name; two literals with the same text are two places to rewrite or keep,
+    not one. A list assigned to another name (the near miss) stays the device rule's."""
+    src = ("import os\n"
+           "suffices = ['cpu', 'cuda']\n"
+           "if os.getenv('FORCE_ONLY_CUDA', '0') == '1':\n"
+           "    suffices = ['cuda']\n"
+           "devices = ['cuda']\n"
+           "for library in ['_scatter']:\n"
+           "    for suffix in suffices:\n"
+           "        m = CUDAExtension(f'pkg.{library}_{suffix}', [])\n")
+    kept, found = port(src, modules={"_scatter_cuda": None})
+    assert "suffices = ['cpu', 'cuda']\n" in kept and "    suffices = ['cuda']\n" in kept
+    assert "devices = ['musa']\n" in kept and found == []
+    renamed, found = port(src, modules={"_scatter_cuda": "_scatter_musa"})
+    assert "suffices = ['cpu', 'musa']\n" in renamed and "    suffices = ['musa']\n" in renamed
+    assert found == []
