@@ -186,12 +186,19 @@ class SymbolPass:
 def _agreed(links: list[ModuleLink], binding: dict[str, str], plan: ProjectPlan
             ) -> list[ModuleLink]:
     """The module decisions as the plan made them: a module whose C++ name the plan
-    keeps after all (a --keep pattern, a collision) is kept on every side."""
+    keeps after all (a --keep pattern, a collision) is kept on every side; one whose C++
+    name it renames all the same (--rename-exported, no build of it in the run) is
+    renamed on every side, so that the run's Python, and a musa-converter after it,
+    load the module the C++ answers to (MP1008 says a build outside the run must too)."""
     out = []
     for link in links:
         name = binding.get(link.old)
         if link.new is not None and name is not None and name not in plan.renames:
             link = ModuleLink(link.old, None, link.site, f"its C++ name {name} is kept")
+        elif link.new is None and name in plan.renames and name.endswith(link.old):
+            new = plan.renames[name].new
+            link = ModuleLink(link.old, new[len(name) - len(link.old):], link.site,
+                              f"{link.reason}; --rename-exported renames its C++ name {name}")
         out.append(link)
     return out
 

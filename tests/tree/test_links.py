@@ -214,3 +214,25 @@ def test_the_manuals_flow_csrc_ported_beside_then_the_package_converted(tmp_path
     assert "    suffices = ['cuda']\n" in setup  # every list the suffix is taken from
     assert "PyInit__version_cuda" in (src / "csrc_musa/version.cpp").read_text()
     assert "f'{library}_cuda', [osp.dirname(__file__)])" in (src / "spack/__init__.py").read_text()
+
+
+def test_rename_exported_on_csrc_alone_renames_the_modules_on_every_side(tmp_path):
+    """--rename-exported on csrc alone renames PyInit__version_cuda (its build is not in
+    the run): the module's decision follows the C++, so the run's Python and a later
+    musa-converter build and load the module under the name the C++ now answers to, and
+    MP1008 says that a build outside the run must follow."""
+    from musa_porting.convert import ConvertOptions, convert
+
+    src = package(tmp_path)
+    result, out = port(src / "csrc", src / "csrc_musa", rename_exported=True)
+    assert "PyMODINIT_FUNC PyInit__version_musa(void)" in out["version.cpp"]
+    assert {m.old: m.new for m in result.project.modules}["_version_cuda"] == "_version_musa"
+    assert [d.text for d in diagnostics(result, "version.cpp", "MP1008")
+            if d.text.startswith("PyInit")] == ["PyInit__version_cuda"]
+    convert(ConvertOptions(str(src), backup=False, force=True))
+    setup = (src / "setup.py").read_text()
+    assert "suffices = ['cpu', 'musa']" in setup and "    suffices = ['musa']\n" in setup
+    assert "if suffix == 'musa':" in setup
+    init = (src / "spack/__init__.py").read_text()
+    assert "f'{library}_musa', [osp.dirname(__file__)])" in init
+    assert "torch.ops.spack.musa_version()" in init
