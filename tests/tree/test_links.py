@@ -236,3 +236,29 @@ def test_rename_exported_on_csrc_alone_renames_the_modules_on_every_side(tmp_pat
     init = (src / "spack/__init__.py").read_text()
     assert "f'{library}_musa', [osp.dirname(__file__)])" in init
     assert "torch.ops.spack.musa_version()" in init
+
+
+def test_rename_exported_where_the_build_cannot_follow_leaves_a_finding(tmp_path):
+    """The build computes the part of the module's name that holds the word (a caller
+    passes it): the module is kept on every side, unless --rename-exported renames its
+    PyInit anyway; then the imports follow the C++ and the build's name, which cannot,
+    is an MP4010 warning at its line rather than a silent mismatch."""
+    from conftest import make_tree
+
+    files = {"setup.py": "import os\nfrom setuptools import setup\n"
+                         "from torch.utils.cpp_extension import CUDAExtension\n\n\n"
+                         "def ext(kind):\n"
+                         "    return CUDAExtension(f'pkg._ext_{kind}', ['csrc/ext.cpp'])\n\n\n"
+                         "setup(name='pkg', ext_modules=[ext(os.environ.get('KIND', 'cuda'))])\n",
+             "csrc/ext.cpp": "#include <Python.h>\nPyMODINIT_FUNC PyInit__ext_cuda(void) { return NULL; }\n",
+             "pkg/__init__.py": "from . import _ext_cuda\n"}
+    src = make_tree(tmp_path / "pkg", files)
+    result, out = port(src, tmp_path / "kept")
+    assert "PyInit__ext_cuda(void)" in out["csrc/ext.cpp"]
+    assert out["pkg/__init__.py"] == "from . import _ext_cuda\n"
+    assert not diagnostics(result, "setup.py", "MP4010")
+    result, out = port(src, tmp_path / "renamed", rename_exported=True)
+    assert "PyInit__ext_musa(void)" in out["csrc/ext.cpp"]
+    assert out["pkg/__init__.py"] == "from . import _ext_musa as _ext_cuda\n"
+    (left,) = diagnostics(result, "setup.py", "MP4010")
+    assert left.src_line == 7 and "_ext_musa" in left.message
