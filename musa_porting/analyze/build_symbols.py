@@ -37,11 +37,10 @@ _SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 _NOT_COMPILER = ("execute_process", "externalproject", "fetchcontent", "message", "option")
 
 
-def _cmake(text: str) -> Iterator[tuple[str, int]]:
-    from ..port.build.cmake.lexer import lex_cmake
+def _cmake(text: str, commands) -> Iterator[tuple[str, int]]:
     from ..port.build.cmake.words import command_words
 
-    for cmd in lex_cmake(text).commands:
+    for cmd in commands:
         name = cmd.lname
         if name.startswith(_NOT_COMPILER):
             continue
@@ -147,11 +146,22 @@ def scan_build(data: bytes, kind: str, words: WordFinder, target: WordFinder) ->
     low = data.lower()
     if not (words.present(low) or target.present(low)):
         return result
+    text = data.decode("latin-1")
+    commands = None
+    if kind == "python" and b"xtension" in data or kind == "cmake":
+        from .module_names import cmake_modules, python_modules  # a build's extension modules
+
+        if kind == "python":
+            result.modules = python_modules(data)
+        else:
+            from ..port.build.cmake.lexer import lex_cmake
+
+            commands = lex_cmake(text).commands
+            result.modules = cmake_modules(text, commands)
     if kind != "cmake" and b"-d" not in low and (kind != "python" or b"macro" not in low):
         return result  # a -D flag, or a setup.py's define_macros
-    text = data.decode("latin-1")
-    if kind == "cmake":
-        found = _cmake(text)
+    if commands is not None:
+        found = _cmake(text, commands)
     elif kind == "python":
         found = _python(data, data.splitlines(keepends=True))
     else:

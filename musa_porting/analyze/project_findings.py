@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ..port.cxx.arch_values import ARCH_NOTE
 from ..port.cxx.arch_values import FAMILY as ARCH_FAMILY
 from ..port.engine import Edit
-from ..rules.project import Collision, ProjectPlan, Rename
+from ..rules.project import MODULE_REASON, Collision, ProjectPlan, Rename
 from .checks import Diagnostic
 
 
@@ -53,8 +53,13 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
                    f"everywhere{where}")
             out.append(Diagnostic("MP1004", item.old, site.line, col, site.line, site.column, msg))
         elif what == "kept":
-            msg = (f"'{item.old}' is exported to Python ({site.kind}): kept, not renamed to "
-                   f"'{item.new}'; --rename-exported renames it and the run's Python callers")
+            assert isinstance(item, Collision)
+            if item.reason.startswith(MODULE_REASON):
+                msg = (f"'{item.old}' {item.reason}: kept, not renamed to '{item.new}'; a port "
+                       f"of the build with it renames the module on every side")
+            else:
+                msg = (f"'{item.old}' is exported to Python ({site.kind}): kept, not renamed to "
+                       f"'{item.new}'; --rename-exported renames it and the run's Python callers")
             out.append(Diagnostic("MP1007", item.old, site.line, col, site.line, site.column, msg))
         elif what == "exported":
             msg = (f"'{item.old}' is exported to Python ({site.kind}) and renamed to '{item.new}' "

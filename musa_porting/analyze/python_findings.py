@@ -138,3 +138,9 @@ def file_not_parsed(reason: str) -> PyFinding:
 def not_parsed(reason: str) -> PyFinding:
     return PyFinding("MP4007", "", f"this statement does not parse as Python 3 ({reason}): it "
                      "was ported by text rules only; check the result")
+
+
+def computed_name(text: str, message: str) -> PyFinding:
+    """A path or module name the code computes that names what the port renamed, and
+    whose pieces cannot follow (``port/python/computed.py``)."""
+    return PyFinding("MP4010", text, message)

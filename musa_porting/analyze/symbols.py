@@ -72,10 +72,17 @@ class FileSymbols:
     # Names holding a CUDA word it uses but does not define (tree/rename_map.py: a later
     # port must not rename what this one left).
     uses: list[str] = field(default_factory=list)
+    # The extension modules a build file names: [glob, line, column, how]
+    # (analyze/module_names.py).
+    modules: list[list] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        # "exports": the key of an index that knows every form of op registration and
+        # module init (issue 44); an entry under the older "exported" is read again.
         out: dict = {"defs": [d.to_list() for d in self.defs], "taken": self.taken,
-                     "exported": self.exported}
+                     "exports": self.exported}
+        if self.modules:
+            out["modules"] = self.modules
         if self.uses:
             out["uses"] = self.uses
         if self.note:
@@ -85,8 +92,8 @@ class FileSymbols:
     @classmethod
     def from_json(cls, data: dict) -> FileSymbols:
         return cls([Definition(*d) for d in data.get("defs", [])], list(data.get("taken", [])),
-                   data.get("note", ""), [list(x) for x in data.get("exported", [])],
-                   list(data.get("uses", [])))
+                   data.get("note", ""), [list(x) for x in data.get("exports", [])],
+                   list(data.get("uses", [])), [list(x) for x in data.get("modules", [])])
 
 
 def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:

@@ -88,8 +88,8 @@ def convert(opts: ConvertOptions) -> ConvertResult:
         if p not in files:
             raise PortError("launch file is not among the files converted (under the root "
                             "path, not excluded)", p)
-    trees, renames = find_ported_trees(base)
-    rules = python_rules(renames, PathMap(trees) if trees else None)
+    trees, renames, modules = find_ported_trees(base)
+    rules = python_rules(renames, PathMap(trees) if trees else None, extensions=modules)
     result = ConvertResult(base, scanned=len(files), dry_run=opts.dry_run)
     for path in files:
         rel = os.path.relpath(path, base).replace(os.sep, "/")
@@ -101,7 +101,7 @@ def convert(opts: ConvertOptions) -> ConvertResult:
             continue
         folder = os.path.dirname(rel)
         p = port_python(data, rules, bases=(folder, "") if folder else ("",),
-                        launch=path in launch)
+                        launch=path in launch, module=rel)
         if p.data != data or p.diagnostics or p.warnings:
             result.files.append(Converted(path, rel, data, p.data, os.stat(path).st_mode & 0o7777,
                                           len(p.edits), p.diagnostics, p.warnings))

@@ -21,12 +21,15 @@ from ..write.manifest import MANIFEST_NAME, Manifest, load_manifest
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules"})
 
 
-def find_ported_trees(root: str, max_depth: int = 6) -> tuple[list[PortedTree], dict[str, str]]:
+def find_ported_trees(root: str, max_depth: int = 6
+                      ) -> tuple[list[PortedTree], dict[str, str], dict[str, str | None]]:
     """Every musa-port output under ``root`` (not following links) whose source is a
-    folder under ``root`` too, in ``root``'s coordinates; and the identifier renames
-    of the user rules those ports used."""
+    folder under ``root`` too, in ``root``'s coordinates; the identifier renames of the
+    user rules those ports used; and their extension modules' decisions (a module a
+    port of ``csrc`` alone kept keeps its name in the Python it loads)."""
     trees = []
     renames: dict[str, str] = {}
+    modules: dict[str, str | None] = {}
     root = os.path.abspath(root)
     stack = [(root, 0)]
     while stack:
@@ -41,12 +44,14 @@ def find_ported_trees(root: str, max_depth: int = 6) -> tuple[list[PortedTree], 
             if tree is not None:
                 trees.append(tree)
                 renames.update(_renames(m))
+                if m.project:
+                    modules.update({x.old: x.new for x in ProjectPlan.from_json(m.project).modules})
             continue  # an output tree: nothing below it is a source
         if depth < max_depth:
             stack.extend((e.path, depth + 1) for e in entries
                          if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
                          and e.name not in _SKIP_DIRS)
-    return sorted(trees, key=lambda t: t.out), renames
+    return sorted(trees, key=lambda t: t.out), renames, modules
 
 
 def _renames(m: Manifest) -> dict[str, str]:

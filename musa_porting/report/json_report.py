@@ -163,4 +163,7 @@ def project_dict(r: PortResult) -> dict:
             {"name": c.old, "new": c.new, "reason": c.reason, "sites": _sites(c.sites)}
             for c in [*plan.kept, *sorted(plan.left, key=lambda c: c.old)]],
         "notes": dict(sorted(r.symbol_notes.items())),
+        "modules": [] if plan is None else [
+            {"name": m.old, "new": m.new, "reason": m.reason, "sites": _sites([m.site])}
+            for m in plan.modules],
     }

@@ -69,7 +69,8 @@ class Site:
 
 
 # Why a name is renamed, beyond "the tree defines it" (bits of Rename.how).
-WORD, TWIN, OUTSIDE = 1, 2, 4
+WORD, TWIN, OUTSIDE, MODULE = 1, 2, 4, 8
+MODULE_REASON = "names an extension module"  # how a kept module's reason starts
 
 
 @dataclass
@@ -88,6 +89,9 @@ class Rename:
         site = self.sites[0]
         if self.how & OUTSIDE:
             return "renamed by a port of a tree that shares it"
+        if self.how & MODULE:
+            return (f"names an extension module ({site.kind} at {site.file}:{site.line}); the "
+                    "build that names the module is ported in this run, and renames it too")
         why = f"defined in the tree ({site.kind} at {site.file}:{site.line})"
         if self.how & WORD:
             why += f"; a {site.kind} named as the backend, renamed where it is the tree's"
@@ -102,6 +106,26 @@ class Rename:
     @classmethod
     def from_json(cls, row: list) -> Rename:
         return cls(row[0], row[1], [Site(*s) for s in row[2]], row[3] if len(row) > 3 else 0)
+
+
+@dataclass(frozen=True)
+class ModuleLink:
+    """One extension module's decision (``rules/modules.py``): ``old`` its name (a
+    pattern when only a build computing it names it: ``*`` for what it computes), ``new``
+    its new name or None (kept), where it is named and why."""
+
+    old: str
+    new: str | None
+    site: Site
+    reason: str
+
+    def to_json(self) -> list:
+        s = self.site
+        return [self.old, self.new, [s.file, s.line, s.column, s.kind], self.reason]
+
+    @classmethod
+    def from_json(cls, row: list) -> ModuleLink:
+        return cls(row[0], row[1], Site(*row[2]), row[3])
 
 
 @dataclass
@@ -130,6 +154,8 @@ class ProjectPlan:
     # Names left for another reason, each with it: --keep or a keep pattern, a name
     # shared with another backend, a variable that is just a word.
     left: list[Collision] = field(default_factory=list)
+    # Every extension module whose name holds a word: renamed on every side, or kept.
+    modules: list[ModuleLink] = field(default_factory=list)
     _by_file: dict | None = field(default=None, repr=False, compare=False)
 
     def rules(self) -> dict[str, Rule]:
@@ -164,7 +190,8 @@ class ProjectPlan:
                 "collisions": [c.to_json() for c in self.collisions],
                 "kept": [c.to_json() for c in self.kept],
                 "left": [c.to_json() for c in self.left],
-                "exported": [[k, s.file, s.line, s.column, s.kind] for k, s in self.exported.items()]}
+                "exported": [[k, s.file, s.line, s.column, s.kind] for k, s in self.exported.items()],
+                "modules": [m.to_json() for m in self.modules]}
 
     @classmethod
     def from_json(cls, data: Mapping) -> ProjectPlan:
@@ -173,11 +200,17 @@ class ProjectPlan:
                    [Collision.from_json(c) for c in data.get("collisions", [])],
                    [Collision.from_json(c) for c in data.get("kept", [])],
                    {x[0]: Site(*x[1:]) for x in data.get("exported", [])},
-                   [Collision.from_json(c) for c in data.get("left", [])])
+                   [Collision.from_json(c) for c in data.get("left", [])],
+                   [ModuleLink.from_json(m) for m in data.get("modules", [])])
+
+    def module_renames(self) -> dict[str, str]:
+        """The extension modules renamed by name (old -> new), for imports and loaders."""
+        return {m.old: m.new for m in self.modules if m.new is not None and "*" not in m.old}
 
     def key(self) -> tuple:
         """What decides the ported text (the sites do not)."""
-        return tuple(sorted((r.old, r.new) for r in self.renames.values()))
+        return (tuple(sorted((r.old, r.new) for r in self.renames.values())),
+                tuple(sorted((m.old, m.new or "") for m in self.modules)))
 
 
 def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vocabulary, *,
@@ -188,7 +221,8 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
                  outside_kept: Mapping[str, str] | None = None,
                  existing: Set[str] = frozenset(),
                  shared: Mapping[str, str] | None = None,
-                 library: Set[str] = frozenset()) -> ProjectPlan:
+                 library: Set[str] = frozenset(),
+                 modules: Mapping[str, tuple[str | None, str]] | None = None) -> ProjectPlan:
     """The plan for the tree's definitions ``defs`` (name -> its definition sites).
 
     ``taken``: names of the tree a new name must not be (identifiers with a MUSA word);
@@ -204,8 +238,13 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
     ``existing``: names the tree's MUSA side already has (a backend ported by hand in
     part): a new name among them is that name's MUSA twin, not a collision; ``shared``:
     names another backend of the tree uses too (name -> why), left as they are;
-    ``library``: what a vendored Thrust, CUB or libcu++ defines (MUSA keeps those names).
+    ``library``: what a vendored Thrust, CUB or libcu++ defines (MUSA keeps those names);
+    ``modules``: the exported names that name an extension module (``PyInit_x``,
+    ``PYBIND11_MODULE(x, m)``), each with its new name, or None, and why
+    (``rules/modules.py``): a module the run's build names is renamed with it, exported
+    or not; another is kept, exported or not.
     """
+    modules = modules or {}
     keep = KeepSet(keep)
     shared = shared or {}
     exported = exported or {}
@@ -247,6 +286,9 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             plan.left.append(Collision(name, new, shared[name], sites))
             continue
         wanted[name] = refine(new) if refine is not None else new
+    for old, (new_module, _) in modules.items():
+        if old in wanted and new_module is not None:
+            wanted[old] = new_module  # the name the build's rename gives it
     targets: dict[str, list[str]] = {}
     for old, new in wanted.items():
         targets.setdefault(new, []).append(old)
@@ -261,15 +303,30 @@ def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vo
             plan.collisions.append(Collision(old, new, f"the tree already uses {new}", sites))
         elif new in rule_names:
             plan.collisions.append(Collision(old, new, f"{new} is a name of the rule tables", sites))
-        elif old in exported and not rename_exported:
+        elif old in modules and modules[old][0] is None and not rename_exported:
+            site = exported[old]
+            plan.kept.append(Collision(old, new, f"{MODULE_REASON} ({site.kind} at "
+                                                 f"{site.file}:{site.line}): {modules[old][1]}",
+                                       [site]))
+        elif old in exported and not rename_exported and old not in modules:
             site = exported[old]
             plan.kept.append(Collision(old, new, f"exported to Python ({site.kind} at "
                                                  f"{site.file}:{site.line})", [site]))
         else:
-            plan.renames[old] = Rename(old, new, sites, (WORD if old in words else 0)
-                                       | (TWIN if new in existing else 0))
-            if old in exported:
+            followed = old in modules and modules[old][0] is not None
+            plan.renames[old] = Rename(old, new, [exported[old]] if followed else sites,
+                                       (WORD if old in words else 0) | (TWIN if new in existing else 0)
+                                       | (MODULE if followed else 0))
+            if old in exported and not followed:
                 plan.exported[old] = exported[old]
+    for old, (new, _) in sorted(modules.items()):
+        if new is None or old in defs or old not in exported:
+            continue  # PYBIND11_MODULE(x, m): x is not a definition, and follows too
+        site = exported[old]
+        if new in defs or new in taken or new in rule_names:
+            plan.collisions.append(Collision(old, new, f"the tree already has {new}", [site]))
+        else:
+            plan.renames[old] = Rename(old, new, [site], MODULE)
     for old, new in sorted(outside.items()):
         if old in rule_keys or old in keep:
             continue

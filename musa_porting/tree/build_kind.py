@@ -80,13 +80,15 @@ def _macro_renamer(ctx: FileContext):
 
 
 def build_macro_renames(project: ProjectPlan | None) -> dict[str, str]:
-    """The renames of macros the build defines (a build file's own names)."""
+    """The renames of a build file's own names: the macros the build defines, and the
+    extension modules it names (``pybind11_add_module(ext_cuda ...)``), renamed with the
+    C++ that binds them (``rules/modules.py``)."""
     from ..analyze.build_symbols import KIND as BUILD_MACRO
 
     if project is None:
         return {}
-    return {r.old: r.new for r in project.renames.values()
-            if any(s.kind == BUILD_MACRO for s in r.sites)}
+    return {**{r.old: r.new for r in project.renames.values()
+               if any(s.kind == BUILD_MACRO for s in r.sites)}, **project.module_renames()}
 
 
 def port_build_file(kind: str, data: bytes, ctx: FileContext) -> Ported:

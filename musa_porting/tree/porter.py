@@ -178,7 +178,10 @@ class Porter:
             if base is None:
                 tables = not to_port or not to_port <= TABLE_FREE
                 base = compile_rules(opts, None, self.vocabulary(), tables)
-            planner.rules = keeping(with_project(base, project), self.library_names)
+            # Names kept on purpose (a note says why) are not residuals: a vendored
+            # library's, and the names the plan keeps because others resolve them by string.
+            kept = frozenset(c.old for c in project.kept) if project is not None else frozenset()
+            planner.rules = keeping(with_project(base, project), self.library_names | kept)
             # The 30,000 rules live until the run ends: out of the cyclic collector's
             # sight, its collections during the port no longer walk them (and forked
             # workers do not touch their pages for it).
@@ -269,7 +272,7 @@ def _project_symbols(porter: Porter, files: list[Entry], fast: dict[str, FileRec
     result.symbols_indexed = len(symbols.reindexed)
     result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
     result.symbol_uses = {u for fs in index.values() for u in fs.uses}
-    if not any(fs.defs for fs in index.values()) and not porter.opts.outside_renames:
+    if not any(fs.defs or fs.modules for fs in index.values()) and not porter.opts.outside_renames:
         plan = ProjectPlan()  # nothing to rename
     else:
         plan = symbols.plan(index, ruleset, base.matcher)

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 
 from ..analyze.build_symbols import scan_build
+from ..analyze.exported import module_name
 from ..analyze.symbols import FileSymbols, scan_lexer
 from ..analyze.word_finder import WordFinder
 from ..errors import InputError
@@ -21,7 +22,7 @@ from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.lines import cr_only
 from ..port.text import port_text
 from ..rules import RuleSet
-from ..rules.project import ProjectPlan, Site, plan_renames
+from ..rules.project import ModuleLink, ProjectPlan, Site, plan_renames
 from ..rules.vocabulary import Vocabulary
 from ..write.files import read_file
 from ..write.manifest import FileRecord
@@ -131,7 +132,9 @@ class SymbolPass:
         existing: set[str] = set()  # names the tree's MUSA side (musa/, *.mu) already has
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         exported: dict[str, Site] = {}
+        builds: list[tuple[str, Site]] = []  # the extension modules build files name
         for rel, fs in sorted(index.items()):
+            builds += [(g, Site(rel, line, column, how)) for g, line, column, how in fs.modules]
             taken.update(fs.taken)
             if musa_words is not None and fs.taken and musa_side(rel, musa_words):
                 existing.update(fs.taken)
@@ -146,13 +149,58 @@ class SymbolPass:
         shared = {} if musa_words is None else shared_names(index, defs, self.vocabulary)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
-        return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
+        links, binding = self._modules(exported, builds)
+        by_binding = {binding[m.old]: (None if m.new is None else
+                                       binding[m.old][:len(binding[m.old]) - len(m.old)] + m.new,
+                                       m.reason) for m in links if m.old in binding}
+        plan = plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
                             rule_keys=set(rules), keep=self.opts.keep, library=library,
                             refine=_inside_names(ruleset, self.opts.reverse, matcher),
                             exported=exported, rename_exported=self.opts.rename_exported,
                             existing=existing, shared=shared,
                             outside_renames=self.opts.outside_renames,
-                            outside_kept=self.opts.outside_kept)
+                            outside_kept=self.opts.outside_kept, modules=by_binding)
+        plan.modules = _agreed(links, binding, plan)
+        return plan
+
+    def _modules(self, exported: dict[str, Site], builds: list[tuple[str, Site]]
+                 ) -> tuple[list[ModuleLink], dict[str, str]]:
+        """Each extension module's decision (``rules/modules.py``), and the C++ name
+        that binds each module the C++ names (``PyInit_x`` or ``x``)."""
+        if self.opts.reverse:
+            return [], {}
+        binding: dict[str, str] = {}  # module -> the exported name that binds it
+        cxx: dict[str, Site] = {}
+        for name, site in exported.items():
+            module = module_name(name, site.kind)
+            if module is not None and module not in cxx:
+                binding[module], cxx[module] = name, site
+        rename = self.vocabulary.rename
+        if not builds and not any(rename(m) for m in cxx):
+            return [], binding  # no module name holds a word: nothing to decide
+        from ..rules.modules import plan_modules
+
+        return plan_modules(cxx, builds, rename), binding
+
+
+def _agreed(links: list[ModuleLink], binding: dict[str, str], plan: ProjectPlan
+            ) -> list[ModuleLink]:
+    """The module decisions as the plan made them: a module whose C++ name the plan
+    keeps after all (a --keep pattern, a collision) is kept on every side; one whose C++
+    name it renames all the same (--rename-exported, no build of it in the run) is
+    renamed on every side, so that the run's Python, and a musa-converter after it,
+    load the module the C++ answers to (MP1008 says a build outside the run must too)."""
+    out = []
+    for link in links:
+        name = binding.get(link.old)
+        if link.new is not None and name is not None and name not in plan.renames:
+            link = ModuleLink(link.old, None, link.site, f"its C++ name {name} is kept")
+        elif link.new is None and name in plan.renames and name.endswith(link.old):
+            new = plan.renames[name].new
+            link = ModuleLink(link.old, new[len(name) - len(link.old):], link.site,
+                              f"{link.reason}; --rename-exported renames its C++ name {name}")
+        out.append(link)
+    return out
 
 
 def _or_failure(index, rel: str, *args) -> FileSymbols | str | None:

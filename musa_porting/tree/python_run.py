@@ -27,7 +27,10 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
 
     The identifier renames are the user's identifier rules and the project-symbol
     renames of the C++ side, so that ``torch.ops.mylib.gemm_cuda`` and
-    ``ext_module.get_compiling_cuda_version`` follow the C++ they bind."""
+    ``ext_module.get_compiling_cuda_version`` follow the C++ they bind; ``torch.ops``
+    names follow the exported names the plan renames and the user's rules only; the
+    extension modules, the plan's decisions (``rules/modules.py``)."""
+    from ..analyze.exported import exported_renames
     from ..port.python import PathMap, python_rules, tree_of_port
     from ..port.python.modules import module_tree
     from ..port.python.names import identifier_renames
@@ -35,11 +38,18 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     global _last
     if _last is not None and _last[0] is rules and _last[1] is out_rel_of and _last[2] is opts:
         return _last[3], _last[4]
-    renames = identifier_renames(rules.ruleset)
-    if rules.project is not None:
-        renames = {**{r.old: r.new for r in rules.project.renames.values()}, **renames}
+    users = identifier_renames(rules.ruleset)
+    renames = users
+    project = rules.project
+    extensions = {m.old: m.new for m in project.modules} if project is not None else {}
+    if project is not None:  # the C++ names, and the extension modules they bind
+        renames = {**{r.old: r.new for r in project.renames.values()},
+                   **project.module_renames(), **users}
+    # Under torch.ops: the exported names the plan renames and the user's rules, not the
+    # C++ functions the project-symbol pass renames (an op of that name may be another's).
     built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch),
-                         module_tree(out_rel_of))
+                         module_tree(out_rel_of), ops={**exported_renames(project), **users},
+                         extensions=extensions)
     launch = launch_files(opts.src, opts.launch)
     _last = (rules, out_rel_of, opts, built, launch)
     return built, launch

@@ -98,7 +98,8 @@ class FileRecord:
         # A file that defines nothing of the project's shares its symbol entry with every
         # file that uses the same few names (most small files use one or two).
         sym = self.symbols
-        if sym and not (sym.get("defs") or sym.get("taken") or sym.get("exported")):
+        if sym and not (sym.get("defs") or sym.get("taken") or sym.get("exports")
+                        or sym.get("modules")):
             uses = sym.get("uses") or ()
             if len(uses) <= 4:
                 self.symbols = keep(("symbols", *sorted(sym), *uses), sym)

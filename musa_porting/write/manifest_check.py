@@ -85,8 +85,8 @@ def _symbols_ok(sym: Any) -> bool:
 
 def indexed(symbols: dict | None) -> bool:
     """A manifest's index entry is complete: written by a musa-port that also looked
-    for the names a file exports to Python."""
-    return symbols is not None and "exported" in symbols
+    for the names a file exports to Python, in every form it knows (``exports``)."""
+    return symbols is not None and "exports" in symbols
 
 
 def project_ok(plan: Any) -> bool:
@@ -105,7 +105,10 @@ def project_ok(plan: Any) -> bool:
         if not (type(c) is list and len(c) == 4 and all(type(x) is str for x in c[:3])
                 and type(c[3]) is list and all(_row(s, _SITE) for s in c[3])):
             return False
-    return True
+    modules = plan.get("modules", [])  # rules.project.ModuleLink
+    return type(modules) is list and all(
+        type(m) is list and len(m) == 4 and type(m[0]) is str and type(m[1]) in (str, type(None))
+        and _row(m[2], _SITE) and type(m[3]) is str for m in modules)
 
 
 def _counts_ok(counts: object) -> bool:

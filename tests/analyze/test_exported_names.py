@@ -167,7 +167,9 @@ def test_a_rerun_after_the_upgrade_reindexes_manifests_without_exports(tmp_path)
     run_cli(root / "csrc", check=0)
     manifest = root / "csrc_musa/.musa-port-manifest.json"
     text = manifest.read_text()
-    old = re.sub(r',"exported":\[(?:\[[^\]]*\],?)*\](?=,"taken")', "", text)
+    # (index entries written before every form of registration was known hold their
+    # exports under "exported": the same as holding none)
+    old = re.sub(r',"exports":\[(?:\[[^\]]*\],?)*\](?=,"taken")', "", text)
     old = old.replace('"kept":[["get_compiling_cuda_version"', '"kept_":[["get_compiling_cuda_version"')
     assert old.count('"exported":[') == 1  # only the plan's, which an old plan lacks too
     manifest.write_text(old)
@@ -185,3 +187,56 @@ def test_musa_converter_follows_a_port_that_renamed_exported_names(tmp_path):
     run_cli("-r", root, "--no-backup", check=0, module="musa_porting.musa_converter")
     py = (root / "sageattention/quant.py").read_text()
     assert "_qattn.quant_per_block_int8_musa(x)" in py and "get_compiling_musa_version" in py
+
+
+# -- every form of op registration (issue 44) -------------------------------------------
+
+REGISTRATIONS = b"""\
+#include <torch/script.h>
+namespace scatter { int64_t cuda_version() noexcept { return CUDA_VERSION; } }
+static auto registry = torch::RegisterOperators().op(
+    "torch_scatter::cuda_version", [] { return scatter::cuda_version(); });
+static auto chain = torch::RegisterOperators()
+    .op("mylib::gather_cuda(Tensor src, Tensor index) -> Tensor", &gather_cuda_impl)
+    .op("mylib::scatter_cuda.out(Tensor src) -> Tensor", &scatter_cuda_out);
+static auto ctor = torch::RegisterOperators("mylib::segment_cuda", &segment_cuda_impl);
+static auto legacy = c10::RegisterOperators().op(c10::RegisterOperators::options()
+    .schema("cuda_ops::nms_cuda(Tensor boxes, float t) -> Tensor")
+    .kernel<decltype(nms_cuda_kernel), &nms_cuda_kernel>(c10::DispatchKey::CUDA));
+TORCH_LIBRARY_FRAGMENT(mylib, m) {
+  m.def("mylib::roi_cuda(Tensor x) -> Tensor");
+  m.def(TORCH_SELECTIVE_SCHEMA("mylib::knn_cuda(Tensor x) -> Tensor"));
+}
+#ifdef WITH_CUDA
+PyMODINIT_FUNC PyInit__version_cuda(void) { return NULL; }
+#endif
+"""
+
+
+def test_every_form_of_op_registration_exports_the_op_and_its_namespace():
+    found = {name: how for name, _, _, how in scan(REGISTRATIONS)}
+    for op in ("cuda_version", "gather_cuda", "scatter_cuda", "segment_cuda", "nms_cuda",
+               "roi_cuda", "knn_cuda"):
+        assert op in found and not found[op].startswith("bound by"), (op, found)
+    assert found["cuda_ops"] == "op namespace"  # torch.ops.cuda_ops is a name too
+    # the functions the registrations bind are kept with them, as m.def's are
+    for fn in ("gather_cuda_impl", "scatter_cuda_out", "segment_cuda_impl", "nms_cuda_kernel"):
+        assert found[fn].startswith("bound by"), (fn, found)
+    # a module's init function names the module Python imports
+    assert found["PyInit__version_cuda"] == "PyInit (module init)"
+    # "mylib::roi_cuda(...)" is the op roi_cuda, not a binding named "mylib"
+    line = {name: line for name, line, _, _ in scan(REGISTRATIONS)}
+    assert line["roi_cuda"] == 13 and line["cuda_version"] == 4
+
+
+def test_strings_that_only_look_like_op_names_are_not_exports():
+    near = b"""\
+// static auto r = torch::RegisterOperators().op("mylib::old_cuda", &old_cuda);
+static const char *kOp = "mylib::log_cuda";  // a message, not a registration
+auto node = graph.op("mylib::fuse_cuda", inputs);  // another API's .op
+/* PyInit__commented_cuda */
+void call() { LOG(INFO) << "RegisterOperators().op(\\"mylib::text_cuda\\")"; }
+const char *doc = R"(torch::RegisterOperators().op("mylib::raw_cuda", &raw_cuda))";
+const char *init = "PyInit__quoted_cuda(void)";
+"""
+    assert scan(near) == []

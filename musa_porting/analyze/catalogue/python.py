@@ -69,4 +69,19 @@ CHECKS = (
                   "from the MUSA install (`MUSA_HOME`) if the code needs one; drop CUDA "
                   "backend switches or set the torch_musa ones.",
           fixed="with_musa = torch.musa.is_available()"),
+    Check("MP4010", "computed-name-not-followed", "warning", False,
+          "A path or an extension module's name the code computes (an f-string, a join, "
+          "`format` or `%`, a glob, a loader's `find_spec`/`import_module`/`load_library`) "
+          "names files or modules the port renamed, and its literal pieces cannot be rewritten "
+          "to name the new ones (the renamed word is in a part it computes, or two names need "
+          "a piece rewritten differently): left as it is.",
+          "osp.join('csrc', kind, f'{name}_ops.cu')  # kind is 'cuda' at run time",
+          family=_FAMILY,
+          why="An exists check or a glob on the old path finds nothing, and the build drops "
+              "its CUDA sources without an error; a loader that asks for the old module name "
+              "fails to import it, or falls back to the CPU build in silence.",
+          instead="Compute the new name (the port renamed `csrc/cuda/x_cuda.cu` to "
+                  "`csrc/musa/x_musa.mu`, the module `_x_cuda` to `_x_musa`), or write the "
+                  "changing part as a literal the port can follow.",
+          fixed="osp.join('csrc', 'musa', f'{name}_ops.mu')"),
 )

@@ -1,6 +1,7 @@
 """What each name of a Python module is given, for ``values.py``: every assignment, and
 loop targets over what can be read (literal lists, ``product``/``zip``/``enumerate`` of
-them), ``+=``, ``.append`` and ``.extend``, and the names ``os.path`` goes by.
+them), ``+=``, ``.append`` and ``.extend``, a function's parameters (what a caller
+passes: unknown, or the default), and the names ``os.path`` goes by.
 
 One pass over the module's tree, with no regard for order or scope: a name assigned in
 two places has both values. That over-approximates (a check sees every value a name can
@@ -34,6 +35,8 @@ class Bindings:
             self._bind(node.target, node.value)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             self._bind_loop(node.target, node.iter)
+        elif isinstance(node, ast.arguments):  # what a caller passes: unknown, or the default
+            self._bind_arguments(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("append", "extend", "insert") \
                 and isinstance(node.func.value, ast.Name) and node.args:
@@ -58,6 +61,14 @@ class Bindings:
                 and len(target.elts) == len(value.elts):
             for t, v in zip(target.elts, value.elts):
                 self._bind(t, v)
+
+    def _bind_arguments(self, args: ast.arguments) -> None:
+        positional = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for a, d in [*zip(positional, defaults), *zip(args.kwonlyargs, args.kw_defaults)]:
+            self.env.setdefault(a.arg, []).append(ast.Name(id="\0unknown", ctx=ast.Load()))
+            if d is not None:
+                self.env[a.arg].append(d)
 
     def _bind_loop(self, target: ast.AST, iterable: ast.expr) -> None:
         """A loop target gets the elements of what it iterates: a literal list, a name

@@ -36,3 +36,7 @@ class RewriteContext:
     # The dotted names that are torch.utils.cpp_extension in the file.
     extension_modules: frozenset[str] = frozenset({"torch.utils.cpp_extension"})
     extension_star: bool = False  # it has `from torch_musa.utils.musa_extension import *`
+    # The names under torch.ops the run renames (the ops' decisions: nothing else), and
+    # the extension modules it renames with their build (relative imports follow).
+    ops: Mapping[str, str] = field(default_factory=dict)
+    extension_renames: Mapping[str, str] = field(default_factory=dict)

@@ -28,10 +28,10 @@ def format_call(node: ast.Call, values: Evaluate) -> list[Value]:
     pos, auto = 0, 0
     for m in _FORMAT_FIELD.finditer(fmt.value):
         if m.start() > pos:
-            options.append([(Lit(fmt.value[pos:m.start()], fmt),)])
+            options.append([(Lit(fmt.value[pos:m.start()], fmt, -1, pos),)])
         pos = m.end()
         if m.group(0) in ("{{", "}}"):
-            options.append([(Lit(m.group(0)[0], fmt),)])
+            options.append([(Lit(m.group(0)[0], fmt, -1, m.start()),)])
             continue
         key = m.group(1)
         arg: ast.expr | None
@@ -44,7 +44,7 @@ def format_call(node: ast.Call, values: Evaluate) -> list[Value]:
             arg = kw.get(key)
         options.append(values(arg) if arg is not None and not m.group(3) else list(UNKNOWN))
     if pos < len(fmt.value):
-        options.append([(Lit(fmt.value[pos:], fmt),)])
+        options.append([(Lit(fmt.value[pos:], fmt, -1, pos),)])
     return product(options)
 
 
@@ -59,10 +59,10 @@ def percent(node: ast.BinOp, values: Evaluate) -> list[Value]:
     pos, k = 0, 0
     for m in _PERCENT_FIELD.finditer(fmt.value):
         if m.start() > pos:
-            options.append([(Lit(fmt.value[pos:m.start()], fmt),)])
+            options.append([(Lit(fmt.value[pos:m.start()], fmt, -1, pos),)])
         pos = m.end()
         if m.group(0) == "%%":
-            options.append([(Lit("%", fmt),)])
+            options.append([(Lit("%", fmt, -1, m.start()),)])
             continue
         arg: ast.expr | None = None
         if m.group(1) and named is not None:
@@ -73,5 +73,5 @@ def percent(node: ast.BinOp, values: Evaluate) -> list[Value]:
         k += 1
         options.append(values(arg) if arg is not None and m.group(2) == "s" else list(UNKNOWN))
     if pos < len(fmt.value):
-        options.append([(Lit(fmt.value[pos:], fmt),)])
+        options.append([(Lit(fmt.value[pos:], fmt, -1, pos),)])
     return product(options)

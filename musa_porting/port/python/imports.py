@@ -156,7 +156,11 @@ class ImportRewrites:
         start = self.span(alias)[0]
         end = self._alias_names(alias)
         name = alias.name
-        if module is None:
+        if module is None:  # from . import _ext_cuda: an extension module renamed with its build
+            new = self.ctx.extension_renames.get(name)
+            if new is not None:
+                keep = "" if alias.asname is not None else f" as {name}"
+                self._replace(start, end, new + keep, n.rename_rule(name, new))
             return
         keep = "" if alias.asname is not None else f" as {name}"
         new = None

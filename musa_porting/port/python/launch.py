@@ -58,6 +58,18 @@ def before(lx: Lexed, pos: int, line: str = LINE) -> tuple[int, bytes]:
     return ls, data[ls:pos] + line.encode() + nl
 
 
+def add_import(lx: Lexed, line: str, needs: list[int], rule, fixed: list) -> bool:
+    """``line`` (an import) after the file's first ``import torch``, or before the first
+    of the statements that ``needs`` it when that comes first; False when neither."""
+    spot = insertion(lx, line)
+    if needs and (spot is None or spot[0] > min(needs)):
+        spot = before(lx, min(needs), line)  # the import that needs it comes first
+    if spot is None:
+        return False
+    fixed.insert(0, (spot[0], spot[0], spot[1], rule))
+    return True
+
+
 def _is_torch_import(text: bytes) -> bool:
     """The statement imports ``torch`` or ``torch.x`` (``import torch as T`` too)."""
     try:

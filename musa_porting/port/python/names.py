@@ -63,6 +63,13 @@ ENV_VAR = Rule("environment variable", "", FAMILY, note="a CUDA word in an env v
 LAUNCH = Rule("import torch_musa", "import torch_musa", FAMILY, note="launch file")
 MODULE = Rule("python module", "", FAMILY, note="an import of a module the port renamed")
 PATH = Rule("source path", "", FAMILY, note="a path to a ported source follows the port")
+# A piece of a path or module name the code computes (port/python/computed.py).
+COMPUTED = {"path": Rule("computed path", "", FAMILY,
+                         note="a piece of a computed path to a ported source follows the port"),
+            "module": Rule("extension module name", "", FAMILY,
+                           note="a piece of a computed module name follows its build"),
+            "compared": Rule("compared piece", "", FAMILY,
+                             note="a literal compared with a computed name's piece follows it")}
 
 
 def rename_rule(old: str, new: str) -> Rule:

@@ -75,6 +75,10 @@ class PathMap:
         out += sorted({n for t in self.trees for n in t.renamed_names})
         return out
 
+    def extensions(self) -> dict[str, str]:
+        """The extensions the ported trees rename, each one way (``.cu`` -> ``.mu``)."""
+        return {e: new for e, new in self._exts.items() if new}
+
     def _new_ext(self, ext: str) -> str | None:
         """What files with ``ext`` become, when every tree agrees (.cu -> .mu)."""
         seen = {posixpath.splitext(v)[1] for t in self.trees for k, v in t.files.items()

@@ -40,6 +40,7 @@ from .paths import PathMap
 from .suspect import may_not_parse
 
 if TYPE_CHECKING:  # built by the run (tree/python_run.py); porting does not need it loaded
+    from .computed import Links  # the computed-name pass loads only where it may follow
     from .modules import ModuleTree
 
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
@@ -85,6 +86,13 @@ class PythonRules:
     fallback: Matcher
     arches: tuple[str, ...] = ("mp_22",)  # --arch
     modules: ModuleTree | None = None  # the tree's Python modules, when it renamed some
+    # The renames of a name under torch.ops, old -> new: the exported names the run
+    # renames (--rename-exported) and the user's rules (analyze/exported.exported_renames).
+    ops: Mapping[str, str] = field(default_factory=dict)
+    # The extension modules the run renames with their build (rules/modules.py).
+    extensions: Mapping[str, str] = field(default_factory=dict)
+    # What computed paths and module names may name (port/python/computed.py).
+    links: Links | None = None
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -103,12 +111,21 @@ class PythonRules:
 
 def python_rules(renames: Mapping[str, str] | None = None,
                  paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
-                 modules: ModuleTree | None = None) -> PythonRules:
+                 modules: ModuleTree | None = None, *, ops: Mapping[str, str] | None = None,
+                 extensions: Mapping[str, str | None] | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
     where the project-symbol renames of the C++ side reach Python. ``modules``: the
-    tree's Python modules, whose imports follow their renames."""
+    tree's Python modules, whose imports follow their renames. ``ops``: the renames
+    ``torch.ops.ns.name`` follows (the names the run exports and renames, the user's
+    rules; None: every rename of ``renames``, for a caller whose renames are all of
+    those); ``extensions``: the run's extension modules (rules/modules.py; a name or a
+    pattern -> its new name, None when kept), which relative imports, loaders and build
+    names follow."""
     renames = dict(renames or {})
+    ops = dict(renames if ops is None else ops)
+    decisions = dict(extensions or {})
+    extension_renames = {k: v for k, v in decisions.items() if v is not None and "*" not in k}
     vocab = _vocabulary()
     code = list(_CODE)
     strings = list(_STRINGS)
@@ -117,11 +134,12 @@ def python_rules(renames: Mapping[str, str] | None = None,
     if words:  # an environment variable's name with a CUDA word in it (FORCE_CUDA)
         strings.append(rb"""['"][A-Z0-9_]*(?:""" + "|".join(words).encode() + rb""")[A-Z0-9_]*['"]""")
         anchors += [w.encode() for w in words]
-    if renames:
-        keys = "|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True)).encode()
+    if renames or ops:
+        keys = "|".join(re.escape(k) for k in sorted({*renames, *ops}, key=len,
+                                                      reverse=True)).encode()
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
         strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
-        anchors += [k.encode() for k in renames]
+        anchors += [k.encode() for k in {*renames, *ops}]
     if modules is not None and not modules.renamed:
         modules = None
     if modules is not None:  # a renamed module's name, in code or in a module string
@@ -137,7 +155,24 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches), modules)
+                       fallback_matcher(renames), tuple(arches), modules, ops, extension_renames,
+                       _links(paths, decisions, vocab))
+
+
+def _links(paths: PathMap | None, modules: dict[str, str | None], vocab: Vocabulary
+           ) -> Links | None:
+    """What the run's computed paths and module names may name: its extension modules,
+    and the ported trees when one of their paths holds a word or a renamed extension
+    (only then is the pass loaded)."""
+    exts = paths.extensions() if paths is not None else {}
+    words = [w.cuda for w in vocab.words.values() if w.enabled]
+    pieces = "|".join([*map(re.escape, words), *map(re.escape, exts)])
+    if not modules and (paths is None or not pieces or not any(
+            map(re.compile(f"(?i:{pieces})").search, (k for t in paths.trees for k in t.files)))):
+        return None
+    from .computed import computed_links
+
+    return computed_links(paths, modules, vocab)
 
 
 @lru_cache(maxsize=1)
@@ -176,9 +211,10 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     """Port one Python file. ``bases`` are the folders (relative to the root the path
     map uses) that relative path strings may start from; ``launch`` makes it a launch
     file, which gets ``import torch_musa``; ``module`` is its path in the tree of
-    ``rules.modules`` (imports resolve from it)."""
+    ``rules.modules`` (imports resolve from it, and ``__file__`` names it)."""
     hits = rules.hits(data)
-    if not hits and not launch:
+    computed = rules.links is not None and rules.links.wanted(data)
+    if not hits and not launch and not computed:
         return PythonPort(data, [])
     lx = lex(data)
     statements: dict[tuple[int, int], None] = {}
@@ -203,7 +239,8 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
                          cpp_extension=cpp_extension,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
                          arches=rules.arches, distributed=distributed_names(data),
-                         modules=rules.modules if module else None, module_file=module)
+                         modules=rules.modules if module else None, module_file=module,
+                         ops=rules.ops, extension_renames=rules.extensions)
     if cpp_extension:
         ctx.extension_modules = extension_modules(data)
         ctx.extension_star = launch_mod.imports_module(lx, EXTENSION_MODULE, star=True)
@@ -214,11 +251,18 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     qualified: list[int] = []  # statements that name torch_musa's extension module
     for start, end in statements:
         _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs, qualified)
+    if computed and encoding == "utf-8":  # the tree's columns are UTF-8 offsets
+        from .computed import follow
+
+        followed = follow(data, module, bases, rules.links)  # type: ignore[arg-type]
+        if followed is not None:
+            fixed = followed.merged(fixed)
+            found += followed.findings
     if qualified and not launch_mod.imports_module(lx, EXTENSION_MODULE):
         # `import torch_musa.utils.musa_extension` imports torch_musa too
-        _add_import(lx, f"import {EXTENSION_MODULE}", qualified + needs, EXTENSION_QUALIFIED, fixed)
+        launch_mod.add_import(lx, f"import {EXTENSION_MODULE}", qualified + needs, EXTENSION_QUALIFIED, fixed)
     elif (launch or needs) and not launch_mod.imports_torch_musa(lx):
-        if not _add_import(lx, launch_mod.LINE, needs, LAUNCH, fixed):
+        if not launch_mod.add_import(lx, launch_mod.LINE, needs, LAUNCH, fixed):
             warnings.append((1, "launch file without 'import torch': add 'import torch_musa' "
                                 "before the script uses the musa device"))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
@@ -228,18 +272,6 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
     result = rewrite(data, _EMPTY_MATCHER, fixed=fixed)
     return PythonPort(result.data, result.edits, _place(data, result.data, result.edits, found),
                       warnings)
-
-
-def _add_import(lx: Lexed, line: str, needs: list[int], rule, fixed: list) -> bool:
-    """``line`` (an import) after the file's first ``import torch``, or before the first
-    of the statements that ``needs`` it when that comes first; False when neither."""
-    spot = launch_mod.insertion(lx, line)
-    if needs and (spot is None or spot[0] > min(needs)):
-        spot = launch_mod.before(lx, min(needs), line)  # the import that needs it comes first
-    if spot is None:
-        return False
-    fixed.insert(0, (spot[0], spot[0], spot[1], rule))
-    return True
 
 
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,

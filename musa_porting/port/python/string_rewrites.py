@@ -51,6 +51,18 @@ class StringRewrites:
         quote = self._text(p.start + len(p.prefix), p.body_start)
         self._replace(p.start, p.end, p.prefix.decode() + quote + body + quote, rule)
 
+    def _op_string(self, node: ast.AST) -> None:
+        """The name of an op or namespace in a string: the ops' decision, whatever
+        another rule made of the string."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found = self._pieces(node)
+            if len(found) == 1 and not found[0].is_fstring \
+                    and self._text(found[0].body_start, found[0].body_end) == node.value:
+                p = found[0]
+                new = self.ctx.ops.get(node.value, node.value)
+                rule = n.rename_rule(node.value, new)
+                self._piece(p, new, rule)  # the same text when kept: other edits undone
+
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             self._literal(node)

@@ -32,6 +32,13 @@ _NEWLINE = re.compile(rb"\r\n?|\n")
 _DEF_NAME = re.compile(rb"(?:async" + GAP + rb")?(?:def|class)" + GAP + rb"([A-Za-z_]\w*)")
 
 
+def _under_torch_ops(base: str | None) -> bool:
+    """``base.attr`` names an op namespace (``torch.ops.ns``) or an op
+    (``torch.ops.ns.name``)."""
+    return base is not None and (base == "torch.ops" or base.startswith("torch.ops.")
+                                  and base.count(".") == 2)
+
+
 __all__ = ["Misplaced", "StatementRewriter", "dotted"]
 
 
@@ -165,6 +172,11 @@ class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRew
         if base == "torch" and attr == "cuda":
             self._replace(attr_start, end, "musa", n.TORCH_CUDA)
             return
+        if _under_torch_ops(base):  # an op or its namespace: the ops' decision, only
+            new = self.ctx.ops.get(attr)
+            if new is not None:
+                self._replace(attr_start, end, new, n.rename_rule(attr, new))
+            return
         if self.ctx.modules is not None and base and self._tree_attribute(base, attr, attr_start, end):
             return
         if base == "torch.cuda" and attr == "nccl":
@@ -219,6 +231,9 @@ class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRew
         if isinstance(func, ast.Attribute) and func.attr == "cuda" and dotted(func.value) != "torch":
             end = self.span(func)[1]
             self._replace(end - 4, self._at(end - 4, "cuda"), "musa", n.CUDA_CALL)
+        if fname in ("getattr", "hasattr") and len(node.args) >= 2 \
+                and _under_torch_ops(dotted(node.args[0])):
+            self._op_string(node.args[1])  # getattr(torch.ops.ns, "name")
         if fname in IMPORT_CALLS and self.ctx.modules is not None:
             self._import_string(node, fname)
         elif fname in SETUP_CALLS and self.ctx.modules is not None:

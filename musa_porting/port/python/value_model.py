@@ -16,11 +16,13 @@ LIMIT = 32  # alternatives of one value; more is a hole (a name set in a loop of
 class Lit:
     """Literal text of a value and where it is written: ``node`` the ``ast.Constant`` or
     ``ast.JoinedStr`` it comes from (None when the code implies it: a join's ``/``),
-    ``part`` the index of an f-string's text run among the JoinedStr's values."""
+    ``part`` the index of an f-string's text run among the JoinedStr's values, ``start``
+    where the text begins in that literal's value (a format string's piece)."""
 
     text: str
     node: ast.AST | None = None
     part: int = -1
+    start: int = 0
 
 
 HOLE = None
@@ -91,4 +93,4 @@ def dirname(v: Value) -> Value | None:
     if last is HOLE or "/" not in last.text:
         return None
     head = last.text.rpartition("/")[0]
-    return (*v[:-1], Lit(head, last.node, last.part)) if head else v[:-1]
+    return (*v[:-1], Lit(head, last.node, last.part, last.start)) if head else v[:-1]

@@ -46,10 +46,9 @@ class Values(Bindings):
         got = self._values(node)
         if len(got) > LIMIT:
             return list(UNKNOWN)
-        seen: dict[tuple, Value] = {}
-        for v in got:
-            seen.setdefault(tuple(None if p is HOLE else p.text for p in v), v)
-        return list(seen.values())
+        # Alike only when built of the same pieces written in the same places: two lists
+        # that both spell 'cuda' are two places a rewrite (or a keep) must reach.
+        return list(dict.fromkeys(got))
 
     def _values(self, node: ast.AST) -> list[Value]:
         if isinstance(node, ast.Constant):
@@ -71,6 +70,9 @@ class Values(Bindings):
             return self._call(node)
         if isinstance(node, ast.Attribute) and node.attr == "sep" and dotted(node.value) == "os":
             return [(Lit("/"),)]
+        if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(__file__).parent
+            return [d for v in self._values(node.value) for d in [dirname(v)] if d is not None] \
+                or list(UNKNOWN)
         return list(UNKNOWN)
 
     def _name(self, name: str) -> list[Value]:

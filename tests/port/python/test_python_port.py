@@ -175,7 +175,9 @@ def test_paths_into_a_tree_ported_beside_its_source():
     assert port("g = glob.glob('./csrc/**/*.cu')\n", rules) == "g = glob.glob('./csrc_musa/**/*.mu')\n"
     assert port("d = os.path.abspath('csrc/k')\n", rules) == "d = os.path.abspath('csrc_musa/k')\n"
     assert port("f = 'csrc/a.cu'\n", rules) == "f = 'csrc_musa/a.mu'\n"
-    assert port("s = os.path.join('csrc', 'a.cu')\n", rules) == "s = os.path.join('csrc_musa', 'a.cu')\n"
+    # a join's pieces follow together: csrc/a.cu is csrc_musa/a.mu (issue 44; the file
+    # piece used to stay, and the joined path named nothing)
+    assert port("s = os.path.join('csrc', 'a.cu')\n", rules) == "s = os.path.join('csrc_musa', 'a.mu')\n"
     assert port("f = 'csrc/mlu/x.cpp'\n", rules) == "f = 'csrc/mlu/x.cpp'\n"  # not ported
 
 

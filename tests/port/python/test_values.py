@@ -73,3 +73,24 @@ def test_self_reference_and_many_alternatives_end():
     assert _values_of(src, "x") == ["*a"]
     src3 = "\n".join(f"z = 'v{i}'" for i in range(40))
     assert _values_of(src3, "z") == ["*"]
+
+
+def test_pathlib_parent_is_the_folder():
+    src = "from pathlib import Path\nROOT = Path(__file__).resolve().parent\n"
+    assert _values_of(src, "ROOT / 'csrc' / 'cuda'") == ["pkg/csrc/cuda"]
+
+
+def test_a_format_strings_pieces_say_where_they_start_in_it():
+    tree = ast.parse("'{}/kernels/{}_cuda.cu'.format(root, name)")
+    (v,) = Values(tree).values(tree.body[0].value)
+    pieces = [(p.text, p.start) for p in v if p is not HOLE]
+    assert pieces == [("/kernels/", 2), ("_cuda.cu", 13)]
+    fmt = tree.body[0].value.func.value.value
+    assert all(fmt[p.start:p.start + len(p.text)] == p.text for p in v if p is not HOLE)
+
+
+def test_a_parameter_is_what_a_caller_passes_or_its_default():
+    src = "def load(kind, suffix='cuda', *, mode='fast'):\n    pass\n"
+    assert _values_of(src, "f'{kind}_ext'") == ["*_ext"]
+    assert _values_of(src, "f'_C_{suffix}'") == ["_C_*", "_C_cuda"]
+    assert _values_of(src, "mode + '.cu'") == ["*.cu", "fast.cu"]
