@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from ..errors import PortError
+from ..merge.layout import Layout
 from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from ..write.manifest import RESERVED_NAMES, Manifest
@@ -55,7 +57,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                  file_name: Callable[[str], str] | None = None,
                  libraries: frozenset[str] = frozenset(),
                  users: Callable[[str], bool] | None = None,
-                 rename_exported: bool = False) -> dict[str, str]:
+                 rename_exported: bool = False, layout: Layout | None = None) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
     ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
     renames for every file; in the ``libraries`` folders (vendored copies of libraries
@@ -69,7 +71,9 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     the user's in the output is its twin). Without ``superseded``, or when neither of
     two files is the other's twin, the renamed one keeps its own name (a warning says so).
     Python modules other code imports by name keep theirs (``python_modules.py``;
-    ``rename_exported`` renames the public ones too).
+    ``rename_exported`` renames the public ones too). A fork's ``layout``
+    (``merge/layout.py``, learned by ``--base-from``) puts each input where the fork
+    keeps its port.
     """
     # The paths are the walk's (no "." or "..", no doubled or trailing "/"): split and
     # joined as strings, which a large tree's re-run notices.
@@ -114,8 +118,13 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
             raise PortError(f"{e.rel}: its output name {name_out} would be "
                             f"{len(os.fsencode(name_out))} bytes, over the file system's "
                             f"{NAME_MAX}", src)
+        out_rel = f"{out_parent}/{name_out}" if out_parent else name_out
+        if layout is not None and not vendored:
+            placed = layout.place(e.rel, e.kind == "dir", name_out, out_parent)
+            if placed != out_rel:
+                out_rel, r = placed, 2
         rank[e.rel] = r
-        out_rel_of[e.rel] = f"{out_parent}/{name_out}" if out_parent else name_out
+        out_rel_of[e.rel] = out_rel
     resolve_twins(src, entries, out_rel_of, plain, rank, warnings, superseded, users)
     owner: dict[str, str] = {}
     for e in entries:
@@ -156,13 +165,14 @@ SUPERSEDED = "(its MUSA version is in the tree)"
 def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
               vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
               libraries: frozenset[str], users: Callable[[str], bool] | None,
-              old: Manifest, rename_exported: bool = False) -> Named:
+              old: Manifest, rename_exported: bool = False, layout: Layout | None = None,
+              out: str = "") -> Named:
     """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
     for their twins and the renamed paths; ``old``, the last run's manifest, says which
-    sources were not text when they are as it saw them)."""
+    sources were not text when they are as it saw them; ``out``: the output folder)."""
     superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
     out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
-                              superseded, file_name, libraries, users, rename_exported)
+                              superseded, file_name, libraries, users, rename_exported, layout)
     files = {e.rel for e in entries if e.kind != "dir"}
     kept = [e for e in entries if e.rel not in superseded]
     unported = keep_unported_names(src, kept, out_rel_of, kinds, old)
@@ -171,8 +181,28 @@ def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapp
     # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
     dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
                  for e in kept if e.kind == "dir"}.values())
+    if layout is not None:  # a file the fork moved: into a folder no input names
+        dirs = _with_parents(dirs, [out_rel_of[e.rel] for e in kept if e.kind != "dir"], out)
     return Named(out_rel_of, kept, [e for e in entries if e.rel in superseded],
                  frozenset(superseded.values()) & files, dirs, unported)
+
+
+def _with_parents(dirs: list[Entry], outputs: list[str], out: str) -> list[Entry]:
+    """``dirs`` with every folder the outputs are in, parents first (a folder the fork
+    has keeps its mode)."""
+    have = {d.rel for d in dirs}
+    more = []
+    for rel in outputs:
+        folder = posixpath.dirname(rel)
+        while folder and folder not in have:
+            have.add(folder)
+            try:
+                mode = stat.S_IMODE(os.lstat(os.path.join(out, folder)).st_mode)
+            except OSError:
+                mode = 0o755
+            more.append(Entry(folder, "dir", mode, 0, 0))
+            folder = posixpath.dirname(folder)
+    return sorted([*dirs, *more], key=lambda d: d.rel.count("/")) if more else dirs
 
 
 def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:
