@@ -68,9 +68,9 @@ def behind_after_pairing(pairing, changed: set[str], out: str, new_src: str) -> 
             sha = sha_of(out, theirs)
             if not sha or (fresh is not None and sha == hashlib.sha256(fresh).hexdigest()):
                 continue  # already the new release's
-            where = f"its port {port} is" if port else "no port of it was found to"
+            port_is = f"its port, {port}, is upgraded" if port else "the fork has no port of it"
             behind[theirs] = [sha, f"a copy of {rel} as the old release had it (or alike); {rel} "
-                                   f"changed upstream, and {where} upgraded"]
+                                   f"changed upstream, and {port_is}"]
         if rel in pairing.unsure:
             theirs = pairing.unsure[rel]
             sha = sha_of(out, theirs)

@@ -15,9 +15,11 @@ common, as musa-port ports the upstream file (the fork's port is closer to that 
 to the CUDA file, and a copy of the CUDA file the fork keeps beside its port is not
 taken for it).
 
-Two candidates as close as each other, where nothing else tells them apart, stop the
-run naming both. A file with a candidate too far to pair is *unsure* (listed as not
-upgraded if it changed upstream); one with none is *left out*.
+Away from where the fork keeps its port, the CUDA file as it was (a copy the fork keeps
+beside its port, or of a file it did not port) is not taken for a port, unless the port
+has nothing to change in it. Two candidates as close as each other, where nothing else
+tells them apart, stop the run naming both. A file with a candidate too far to pair is
+*unsure* (listed as not upgraded if it changed upstream); one with none is *left out*.
 """
 
 from __future__ import annotations
@@ -95,6 +97,10 @@ class _Files:
         """The fork's file has the upstream file's lines: a copy, or nothing to port."""
         return self.lines("old", rel) == self.lines("fork", theirs)
 
+    def cuda_copy(self, rel: str, theirs: str) -> bool:
+        """The fork's file is the upstream file, and not its port (the port changes it)."""
+        return self.same(rel, theirs) and self.lines("port", rel) != self.lines("old", rel)
+
     def copy_score(self, rel: str, theirs: str) -> float:
         """As ``score``, or against the upstream file itself (a copy of it)."""
         return max(self.score(rel, theirs), alike(self.lines("old", rel), self.lines("fork", theirs)))
@@ -141,12 +147,14 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
         taken.add(theirs)
     index = None
     for rel in sorted(later):
-        free = [c for c in cands[rel] if c not in taken]
+        # Away from where the fork keeps its port, the CUDA file as it was is a copy
+        # the fork keeps, not a port of it (unless the port has nothing to change).
+        free = [c for c in cands[rel] if c not in taken and not files.cuda_copy(rel, c)]
         if not free:
             if index is None:
                 wanted = {key(r)[1] for r in later}
                 index = _LineIndex(files, [c for c in fork if c not in taken and key(c)[1] in wanted])
-            free = index.near(rel, taken)
+            free = [c for c in index.near(rel, taken) if not files.cuda_copy(rel, c)]
         if not free:
             out.left_out.append(rel)
             continue

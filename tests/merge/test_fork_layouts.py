@@ -210,3 +210,16 @@ def test_a_header_the_fork_left_beside_the_cuda_files_does_not_pull_new_files_th
     out, r = adopt(tmp_path, old, {**old, "csrc/new.cu": kernel("new")}, fork)
     assert (out / "csrc_musa/new.mu").is_file()
     assert written_beside(out, fork, {"csrc_musa/new.mu"}) == []
+
+
+def test_a_cuda_copy_the_fork_did_not_port_is_not_taken_for_its_port(tmp_path):
+    """csrc_musa/ has no port of skip.cu (the porter left it out); the fork's csrc/skip.cu
+    is the CUDA file as the old release had it: not its port, never written, and listed
+    as not upgraded once skip.cu changes."""
+    old = {"csrc/ops.cu": kernel("ops"), "csrc/skip.cu": kernel("skip")}
+    fork = {**old, "csrc_musa/ops.mu": forked(kernel("ops"))}
+    new = {**old, "csrc/skip.cu": kernel("skip", "int skip_v2;")}
+    out, r = adopt(tmp_path, old, new, fork)
+    assert files(out) == {k: v.encode() for k, v in fork.items()}
+    assert list(r.not_upgraded) == ["csrc/skip.cu"] and not r.merged
+    assert "1 file the fork left out" in r.warnings[0]
