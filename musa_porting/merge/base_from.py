@@ -111,9 +111,9 @@ def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa:
         if pairing.pairs:
             conv.ignore = sorted([*pairing.left_out, *pairing.unsure])
             conv.unsure = sorted(pairing.unsure)
-        if choice != guess or layout:  # the fork's paths in its includes too
-            first = Porter(conv.apply(replace(base_opts, output=os.path.join(tmp, "first2")),
-                                      old_src, None)).run()
+        # The names are learned from the first port (its #include lines, which name the
+        # files where that port put them, are left out: where the fork keeps a file is
+        # its layout's).
         at = {f.rel: f for f in first.files}
         triples = []
         for rel, theirs in pairing.pairs.items():

@@ -15,10 +15,11 @@ common, as musa-port ports the upstream file (the fork's port is closer to that 
 to the CUDA file, and a copy of the CUDA file the fork keeps beside its port is not
 taken for it).
 
-Away from where the fork keeps its port, the CUDA file as it was (a copy the fork keeps
-beside its port, or of a file it did not port) is not taken for a port, unless the port
-has nothing to change in it. Two candidates as close as each other, where nothing else
-tells them apart, stop the run naming both. A file with a candidate too far to pair is
+The CUDA file as it was (a copy the fork keeps beside its port, or a file it did not
+port, wherever it is) is never taken for a port, unless the port has nothing to change
+in it: merging the new port into it would write conflict markers into a CUDA file.
+Two candidates as close as each other, where nothing else tells them apart, stop the
+run naming both. A file with a candidate too far to pair is
 *unsure* (listed as not upgraded if it changed upstream); one with none is *left out*.
 """
 
@@ -115,7 +116,10 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
     by_key: dict[tuple[str, str], list[str]] = {}
     for rel in fork:
         by_key.setdefault(key(rel), []).append(rel)
-    cands = {rel: by_key.get(key(rel), []) for rel in old}
+    named = {rel: by_key.get(key(rel), []) for rel in old}
+    # The CUDA file as it was is never its port (unless the port has nothing to change
+    # in it): a copy the fork keeps beside its port, or of a file it did not port.
+    cands = {rel: [c for c in cs if not files.cuda_copy(rel, c)] for rel, cs in named.items()}
     seeds = {}
     for rel, cs in cands.items():
         if len(cs) == 1:
@@ -147,9 +151,7 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
         taken.add(theirs)
     index = None
     for rel in sorted(later):
-        # Away from where the fork keeps its port, the CUDA file as it was is a copy
-        # the fork keeps, not a port of it (unless the port has nothing to change).
-        free = [c for c in cands[rel] if c not in taken and not files.cuda_copy(rel, c)]
+        free = [c for c in cands[rel] if c not in taken]
         if not free:
             if index is None:
                 wanted = {key(r)[1] for r in later}
@@ -167,7 +169,7 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
         else:
             out.left_out.append(rel)
     paired = set(out.pairs.values())
-    for rel, cs in cands.items():
+    for rel, cs in named.items():
         alike_ones = [c for c in cs if c not in paired and files.copy_score(rel, c) >= ALIKE]
         if alike_ones:
             out.others[rel] = alike_ones

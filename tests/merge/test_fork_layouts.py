@@ -223,3 +223,20 @@ def test_a_cuda_copy_the_fork_did_not_port_is_not_taken_for_its_port(tmp_path):
     assert files(out) == {k: v.encode() for k, v in fork.items()}
     assert list(r.not_upgraded) == ["csrc/skip.cu"] and not r.merged
     assert "1 file the fork left out" in r.warnings[0]
+
+
+def test_a_cuda_file_the_fork_left_in_its_vendor_folder_is_not_merged(tmp_path):
+    """ops/div/ has no moore/ port (the porter left div out): its nvidia/ file, the CUDA
+    file as it was and the only file of its name, is not the port of itself. Merging
+    the new port into it wrote conflict markers into the NVIDIA backend."""
+    old = {f"ops/{op}/nvidia/{op}_nvidia.cu": kernel(op) for op in ("add", "mul", "div")}
+    fork = {**old, "ops/add/moore/add_moore.mu": forked(kernel("add"), hand=True),
+            "ops/mul/moore/mul_moore.mu": forked(kernel("mul"))}
+    new = {**old, "ops/div/nvidia/div_nvidia.cu": kernel("div", "int div_v2;"),
+           "ops/add/nvidia/add_nvidia.cu": kernel("add", "int add_v2;")}
+    out, r = adopt(tmp_path, old, new, fork)
+    assert (out / "ops/div/nvidia/div_nvidia.cu").read_text() == kernel("div")
+    assert "int add_v2;" in (out / "ops/add/moore/add_moore.mu").read_text()
+    assert r.merged == ["ops/add/moore/add_moore.mu"] and not r.conflicted
+    assert sorted(r.not_upgraded) == ["ops/add/nvidia/add_nvidia.cu", "ops/div/nvidia/div_nvidia.cu"]
+    assert "1 file the fork left out" in r.warnings[0]
