@@ -240,3 +240,21 @@ def test_a_cuda_file_the_fork_left_in_its_vendor_folder_is_not_merged(tmp_path):
     assert r.merged == ["ops/add/moore/add_moore.mu"] and not r.conflicted
     assert sorted(r.not_upgraded) == ["ops/add/nvidia/add_nvidia.cu", "ops/div/nvidia/div_nvidia.cu"]
     assert "1 file the fork left out" in r.warnings[0]
+
+
+def test_a_port_too_unlike_its_upstream_file_is_listed_not_upgraded(tmp_path):
+    """The fork moved norm.cu and rewrote most of it: too unlike the port to merge
+    (under half its lines in common), too like it to be a file the fork left out. It is
+    kept as it is and listed as not upgraded: the new release's change never reaches it,
+    and the run says so."""
+    rewritten = forked(kernel("norm"))
+    for i in range(1, 8):
+        rewritten = rewritten.replace(f"p[{i}] = {i}; }}", f"p[{i}] = musa_fast({i}); }}")
+    fork = {**MOVED_FORK, "csrc/kernels/layer_norm_impl.mu": rewritten}
+    out, r = adopt(tmp_path, MOVED_OLD, MOVED_NEW, fork)
+    assert (out / "csrc/kernels/layer_norm_impl.mu").read_text() == rewritten
+    assert written_beside(out, fork, {"csrc/a/added.mu"}) == []
+    assert "csrc/kernels/layer_norm_impl.mu" not in r.merged
+    assert list(r.not_upgraded) == ["csrc/kernels/layer_norm_impl.mu"]
+    assert "too unlike" in r.not_upgraded["csrc/kernels/layer_norm_impl.mu"]
+    assert "1 whose port in the fork is unsure" in r.warnings[0] and "left out" not in r.warnings[0]
