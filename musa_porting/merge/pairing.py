@@ -10,10 +10,11 @@ the folder where the fork keeps its siblings (``layout``, learned from the files
 have one candidate, or one far closer than the others) is its port; a file the fork moved
 is the candidate elsewhere that ports closest to it. By content where no name agrees
 (a file moved and renamed): the fork's file of the same class most alike the port of
-the upstream file, half its lines at least. Alike: the share of lines two files have in
-common, as musa-port ports the upstream file (the fork's port is closer to that than
-to the CUDA file, and a copy of the CUDA file the fork keeps beside its port is not
-taken for it).
+the upstream file, half its lines at least; never the CUDA copy of another upstream file
+at its own path (the NVIDIA header of another operator shares the guard lines). Alike:
+the share of lines two files have in common, as musa-port ports the upstream file (the
+fork's port is closer to that than to the CUDA file, and a copy of the CUDA file the
+fork keeps beside its port is not taken for it).
 
 The CUDA file as it was (a copy the fork keeps beside its port, or a file it did not
 port, wherever it is) is never taken for a port, unless the port has nothing to change
@@ -113,6 +114,7 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
     """Pair each of ``old`` (OLD_SRC's files) with one of ``fork`` (OUT's); ``port_of``:
     musa-port's port of an upstream file, ``old_of`` its bytes, ``fork_of`` a fork file's."""
     files = _Files(port_of, old_of, fork_of)
+    upstream = set(old)
     by_key: dict[tuple[str, str], list[str]] = {}
     for rel in fork:
         by_key.setdefault(key(rel), []).append(rel)
@@ -155,7 +157,8 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
         if not free:
             if index is None:
                 wanted = {key(r)[1] for r in later}
-                index = _LineIndex(files, [c for c in fork if c not in taken and key(c)[1] in wanted])
+                index = _LineIndex(files, [c for c in fork if c not in taken and key(c)[1] in wanted
+                                           and not (c in upstream and files.cuda_copy(c, c))])
             free = [c for c in index.near(rel, taken) if not files.cuda_copy(rel, c)]
         if not free:
             out.left_out.append(rel)

@@ -258,3 +258,31 @@ def test_a_port_too_unlike_its_upstream_file_is_listed_not_upgraded(tmp_path):
     assert list(r.not_upgraded) == ["csrc/kernels/layer_norm_impl.mu"]
     assert "too unlike" in r.not_upgraded["csrc/kernels/layer_norm_impl.mu"]
     assert "1 whose port in the fork is unsure" in r.warnings[0] and "left out" not in r.warnings[0]
+
+
+def guarded(op: str, vendor: str = "NVIDIA") -> str:
+    return (f"#ifndef {op.upper()}_{vendor}_H\n#define {op.upper()}_{vendor}_H\n#include \"../operator.h\"\n"
+            f"struct {op}_Descriptor {{ int n; }};\n#endif\n")
+
+
+def test_an_operator_the_fork_did_not_port_is_left_out_not_paired_with_another_s_copy(tmp_path):
+    """The fork ported add, mul and gemm into moore/, not div. The CUDA headers of the
+    others are copies of their own upstream files, not ports of div's header, however
+    many lines they share with it (the guard lines, the include): the run neither stops
+    on them nor pairs them; div is left out, and its NVIDIA files stay as they were."""
+    ops = ("add", "mul", "gemm", "div")
+    old = {**{f"ops/{op}/nvidia/{op}_nvidia.cu": kernel(op) for op in ops},
+           **{f"ops/{op}/nvidia/{op}_nvidia.cuh": guarded(op) for op in ops}}
+    fork = {**old,
+            **{f"ops/{op}/moore/{op}_moore.mu": forked(kernel(op), hand=op == "add") for op in ops[:3]},
+            **{f"ops/{op}/moore/{op}_moore.h": guarded(op, "MOORE") for op in ops[:3]}}
+    new = {**old, "ops/add/nvidia/add_nvidia.cu": kernel("add", "int add_v2;"),
+           "ops/div/nvidia/div_nvidia.cuh": guarded("div") + "// v2\n"}
+    out, r = adopt(tmp_path, old, new, fork)
+    add = (out / "ops/add/moore/add_moore.mu").read_text()
+    assert "fixed on MUSA by hand" in add and "int add_v2;" in add
+    assert {k: v for k, v in files(out).items() if "/nvidia/" in k} == \
+        {k: v.encode() for k, v in old.items()}
+    assert written_beside(out, fork, set()) == [] and not r.conflicted
+    assert sorted(r.not_upgraded) == ["ops/add/nvidia/add_nvidia.cu", "ops/div/nvidia/div_nvidia.cuh"]
+    assert "2 files the fork left out" in r.warnings[0]
