@@ -43,7 +43,7 @@ NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # A name with a CUDA word or prefix: cudaMalloc, CUDA_CHECK, launchCudaKernel, cublasX,
 # CUBLAS_OP_N, ncclComm_t, nvtxRangePush.
 CUDA_ISH = re.compile(r"cuda|CUDA|Cuda|^cu[a-z]+[A-Z0-9_]|^CU[A-Z]*_|^nccl|^NCCL|^nv[a-zA-Z]|^NV")
-VENDOR = re.compile(r"cuda|CUDA|Cuda")
+VENDOR = re.compile(r"cuda|CUDA|Cuda|nvidia|NVIDIA|Nvidia")
 INCLUDE = re.compile(rb"[ \t]*#[ \t]*include\b")
 AGREE = 0.6  # share of a name's places that must agree
 
@@ -210,22 +210,22 @@ def learn_names(triples) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _vendor_word(rules: dict[str, str]) -> dict[str, str]:
-    """The word the fork puts for CUDA inside names, when its renames agree on one
-    (other than MUSA's): {"CUDA": word}."""
-    words: Counter = Counter()
+    """The word the fork puts for CUDA (or NVIDIA: ``ADD_NVIDIA_H`` -> ``ADD_MOORE_H``)
+    inside names, when its renames agree on one (other than MUSA's): {"CUDA": word}."""
+    words: dict[str, Counter] = {}
     for s, f in rules.items():
         m = VENDOR.search(s)
         if m is None or f == s:
             continue
         head, tail = s[:m.start()], s[m.end():]
         if f.startswith(head) and f.endswith(tail) and len(f) > len(head) + len(tail):
-            words[f[len(head):len(f) - len(tail)].upper()] += 1
-    if not words:
-        return {}
-    word, n = words.most_common(1)[0]
-    if n < 2 or n < AGREE * sum(words.values()) or word == "MUSA" or not word.isalnum():
-        return {}
-    return {"CUDA": word}
+            words.setdefault(m.group().upper(), Counter())[f[len(head):len(f) - len(tail)].upper()] += 1
+    out = {}
+    for vendor, seen in sorted(words.items()):
+        word, n = seen.most_common(1)[0]
+        if n >= 2 and n >= AGREE * seen.total() and word != "MUSA" and word.isalnum():
+            out[vendor] = word
+    return out
 
 
 def learn_families(rules: dict[str, str], used: dict[str, int], family_of) -> list[str]:

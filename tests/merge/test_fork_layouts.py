@@ -286,3 +286,22 @@ def test_an_operator_the_fork_did_not_port_is_left_out_not_paired_with_another_s
     assert written_beside(out, fork, set()) == [] and not r.conflicted
     assert sorted(r.not_upgraded) == ["ops/add/nvidia/add_nvidia.cu", "ops/div/nvidia/div_nvidia.cuh"]
     assert "2 files the fork left out" in r.warnings[0]
+
+
+@pytest.mark.parametrize("ported", [("add", "mul"), ("add",)])
+def test_the_vendor_word_the_fork_puts_in_names_is_the_new_release_s_too(tmp_path, ported):
+    """The fork renamed ADD_NVIDIA_H to ADD_MOORE_H and MUL_NVIDIA_H to MUL_MOORE_H: the
+    new operator's header is guarded by SUB_MOORE_H. Near miss: one name is no
+    convention (the fork's one rename is kept, the new header gets musa-port's name)."""
+    old = {**{f"ops/{op}/nvidia/{op}_nvidia.cu": kernel(op) for op in ported},
+           **{f"ops/{op}/nvidia/{op}_nvidia.cuh": guarded(op) for op in ported}}
+    fork = {**{f"ops/{op}/moore/{op}_moore.mu": forked(kernel(op)) for op in ported},
+            **{f"ops/{op}/moore/{op}_moore.h": guarded(op, "MOORE") for op in ported}}
+    new = {**old, "ops/sub/nvidia/sub_nvidia.cu": kernel("sub"),
+           "ops/sub/nvidia/sub_nvidia.cuh": guarded("sub"),
+           "ops/add/nvidia/add_nvidia.cuh": guarded("add") + "// v2\n"}
+    out, r = adopt(tmp_path, old, new, fork)
+    assert (out / "ops/add/moore/add_moore.h").read_text() == guarded("add", "MOORE") + "// v2\n"
+    guard = (out / "ops/sub/moore/sub_moore.h").read_text().split()[1]
+    assert guard == ("SUB_MOORE_H" if len(ported) == 2 else "SUB_MUSA_H")
+    assert ("NVIDIA -> MOORE" in r.warnings[0]) == (len(ported) == 2)
