@@ -10,8 +10,9 @@ the folder where the fork keeps its siblings (``layout``, learned from the files
 have one candidate, or one far closer than the others) is its port; a file the fork moved
 is the candidate elsewhere that ports closest to it. By content where no name agrees
 (a file moved and renamed): the fork's file of the same class most alike the port of
-the upstream file, half its lines at least; never the CUDA copy of another upstream file
-at its own path (the NVIDIA header of another operator shares the guard lines). Alike:
+the upstream file, half its lines at least. Never a fork file at the path of another
+upstream file: that file's, however alike (the NVIDIA header of another operator shares
+the guard lines; each operator's shared ``cuda/kernel.cuh`` has one name). Alike:
 the share of lines two files have in common, as musa-port ports the upstream file (the
 fork's port is closer to that than to the CUDA file, and a copy of the CUDA file the
 fork keeps beside its port is not taken for it).
@@ -120,8 +121,10 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
         by_key.setdefault(key(rel), []).append(rel)
     named = {rel: by_key.get(key(rel), []) for rel in old}
     # The CUDA file as it was is never its port (unless the port has nothing to change
-    # in it): a copy the fork keeps beside its port, or of a file it did not port.
-    cands = {rel: [c for c in cs if not files.cuda_copy(rel, c)] for rel, cs in named.items()}
+    # in it): a copy the fork keeps beside its port, or of a file it did not port. A
+    # fork file at another upstream file's path is that file's, never this one's port.
+    cands = {rel: [c for c in cs if (c == rel or c not in upstream) and not files.cuda_copy(rel, c)]
+             for rel, cs in named.items()}
     seeds = {}
     for rel, cs in cands.items():
         if len(cs) == 1:
@@ -158,7 +161,7 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
             if index is None:
                 wanted = {key(r)[1] for r in later}
                 index = _LineIndex(files, [c for c in fork if c not in taken and key(c)[1] in wanted
-                                           and not (c in upstream and files.cuda_copy(c, c))])
+                                           and c not in upstream])
             free = [c for c in index.near(rel, taken) if not files.cuda_copy(rel, c)]
         if not free:
             out.left_out.append(rel)
@@ -173,7 +176,8 @@ def pair_files(old: list[str], fork: list[str], port_of: Callable[[str], bytes |
             out.left_out.append(rel)
     paired = set(out.pairs.values())
     for rel, cs in named.items():
-        alike_ones = [c for c in cs if c not in paired and files.copy_score(rel, c) >= ALIKE]
+        alike_ones = [c for c in cs if c not in paired and (c == rel or c not in upstream)
+                      and files.copy_score(rel, c) >= ALIKE]
         if alike_ones:
             out.others[rel] = alike_ones
     out.copies = {rel for rel, c in out.pairs.items() if files.same(rel, c)}

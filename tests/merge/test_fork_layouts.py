@@ -305,3 +305,21 @@ def test_the_vendor_word_the_fork_puts_in_names_is_the_new_release_s_too(tmp_pat
     guard = (out / "ops/sub/moore/sub_moore.h").read_text().split()[1]
     assert guard == ("SUB_MOORE_H" if len(ported) == 2 else "SUB_MUSA_H")
     assert ("NVIDIA -> MOORE" in r.warnings[0]) == (len(ported) == 2)
+
+
+def test_a_shared_cuda_header_is_never_paired_with_another_operator_s(tmp_path):
+    """Each operator has a cuda/kernel.cuh its backends share, and the fork's moore/
+    includes it as it is. add's and sub's are alike (one name apart): sub's is the copy
+    of sub's upstream file, never the port of add's, and the new release's add never
+    reaches it. add's own copy is listed as not upgraded."""
+    def shared(op: str) -> str:
+        return kernel("shared").replace("shared_run", f"{op}_run")
+    ops = ("add", "sub", "mul")
+    old = {**{f"ops/{op}/cuda/kernel.cuh": shared(op) for op in ops},
+           **{f"ops/{op}/nvidia/{op}_nvidia.cu": kernel(op) for op in ops}}
+    fork = {**old, **{f"ops/{op}/moore/{op}_moore.mu": forked(kernel(op), hand=op == "add") for op in ops}}
+    new = {**old, "ops/add/cuda/kernel.cuh": shared("add") + "int add_v2;\n"}
+    out, r = adopt(tmp_path, old, new, fork)
+    assert files(out) == {k: v.encode() for k, v in fork.items()}
+    assert not r.merged and not r.conflicted
+    assert list(r.not_upgraded) == ["ops/add/cuda/kernel.cuh"]
