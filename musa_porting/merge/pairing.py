@@ -21,8 +21,9 @@ The CUDA file as it was (a copy the fork keeps beside its port, or a file it did
 port, wherever it is) is never taken for a port, unless the port has nothing to change
 in it: merging the new port into it would write conflict markers into a CUDA file.
 Two candidates as close as each other, where nothing else tells them apart, stop the
-run naming both. A file with a candidate too far to pair is
-*unsure* (listed as not upgraded if it changed upstream); one with none is *left out*.
+run naming both (when they are close enough to be merged). A file with a candidate too
+far to pair is *unsure* (listed as not upgraded if it changed upstream); one with none is
+*left out*.
 """
 
 from __future__ import annotations
@@ -204,9 +205,10 @@ def _folder(lay: Layout, folder: str) -> str:
 
 
 def _best(files: _Files, rel: str, cands: list[str]) -> tuple[float, str]:
-    """The candidate closest to ``rel``'s port; two as close stop the run."""
+    """The candidate closest to ``rel``'s port; two as close stop the run, when they are
+    close enough to be merged (below, neither would be: the first by name is unsure)."""
     ranked = sorted(((files.score(rel, c), c) for c in cands), key=lambda x: (-x[0], x[1]))
-    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] <= TIE and ranked[0][0] >= MAYBE:
+    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] <= TIE and ranked[0][0] >= ALIKE:
         raise PortError(f"--base-from: {ranked[0][1]} and {ranked[1][1]} in the output are "
                         f"each as close to the port of {rel}: cannot tell which is the "
                         "fork's; move the other out of the output, and run again")

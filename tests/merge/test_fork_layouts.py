@@ -323,3 +323,21 @@ def test_a_shared_cuda_header_is_never_paired_with_another_operator_s(tmp_path):
     assert files(out) == {k: v.encode() for k, v in fork.items()}
     assert not r.merged and not r.conflicted
     assert list(r.not_upgraded) == ["ops/add/cuda/kernel.cuh"]
+
+
+def test_two_files_too_unlike_to_merge_do_not_stop_the_run(tmp_path):
+    """Two of the fork's files each share under half their lines with the port of
+    norm.cu, as much as each other: neither would be merged, so the run does not stop
+    on them (as it does for two files close enough to merge, above); norm.cu is unsure,
+    listed as not upgraded, and the rest of the fork is upgraded."""
+    rewritten = forked(kernel("norm"))
+    for i in range(1, 8):
+        rewritten = rewritten.replace(f"p[{i}] = {i}; }}", f"p[{i}] = musa_fast({i}); }}")
+    fork = {**{k: v for k, v in MOVED_FORK.items() if k != "csrc/kernels/layer_norm_impl.mu"},
+            "csrc/kernels/norm_fast.mu": rewritten, "csrc/kernels/norm_tuned.mu": rewritten}
+    out, r = adopt(tmp_path, MOVED_OLD, MOVED_NEW, fork)
+    assert "int ops_v2() { return 2; }" in (out / "csrc/kernels/ops.mu").read_text()
+    assert (out / "csrc/kernels/norm_fast.mu").read_text() == rewritten
+    assert (out / "csrc/kernels/norm_tuned.mu").read_text() == rewritten
+    assert list(r.not_upgraded) == ["csrc/kernels/norm_fast.mu"]
+    assert "too unlike" in r.not_upgraded["csrc/kernels/norm_fast.mu"]
