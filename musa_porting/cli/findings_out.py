@@ -11,7 +11,8 @@ from ..analyze.checks import Diagnostic
 from ..report.locations import finding_text
 
 SHOWN = 20  # --check failures listed before "... and N more"
-LEVEL_MEANING = {"error": "residual CUDA names and headers, and error-level findings",
+LEVEL_MEANING = {"conflicts": "unresolved merges only",
+                 "error": "residual CUDA names and headers, and error-level findings",
                  "warning": "residuals, errors and warning-level findings"}
 
 

@@ -10,7 +10,9 @@ from click.shell_completion import CompletionItem
 
 from ..errors import PortError
 
-CHECK_LEVELS = ("error", "warning")
+# What --check fails on, from the least: unresolved merges only; also residuals and
+# errors (the default); also warnings.
+CHECK_LEVELS = ("conflicts", "error", "warning")
 
 
 class FolderOrRef(click.ParamType):

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 
 import click
 
+from .option_values import CHECK_LEVELS
+
 # Set in the group's context when it inserted ``port`` before the user's arguments.
 IMPLIED_PORT = "musa_port.implied_port"
 # Options whose value is optional: a bare one is given its default value here, so that
 # ``--check ./csrc`` does not take ./csrc as its value. A next argument that is one of
 # the option's own values is its value: ``--check warning`` as ``--check=warning``.
-OPTIONAL_VALUE = {"--check": ("", ("error", "warning")), "--diff": ("-", ())}
+OPTIONAL_VALUE = {"--check": ("", CHECK_LEVELS), "--diff": ("-", ())}
 
 
 class PortContext(click.Context):

@@ -136,7 +136,8 @@ OPTIONS = [
                  help="Findings to drop: IDs, names, families."),
     click.option("--check", "check", is_flag=False, flag_value="", default=None,
                  metavar="[LEVEL]", callback=checked_level, shell_complete=complete_levels,
-                 help="Exit 1 if CUDA names or errors are left (--check warning: warnings too)."),
+                 help="Exit 1 if CUDA names, errors or conflicts are left (LEVEL: "
+                      "conflicts, error, warning)."),
     click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="text",
                  metavar="FORMAT",
                  help="text, json, sarif, github (annotations) or grouped."),

@@ -91,7 +91,11 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
         n = len(result.conflicted)
         click.echo(f"musa-port: --check failed: {n} output{'s' * (n != 1)} "
                    f"{'hold' if n != 1 else 'holds'} conflicts (listed above)", err=True)
-    if failed or (level is not None and result.conflicted):
+    if level is not None and result.not_upgraded and not machine:
+        n = len(result.not_upgraded)
+        click.echo(f"musa-port: --check failed: {n} file{'s' * (n != 1)} of the fork not "
+                   "upgraded (listed above)", err=True)
+    if failed or (level is not None and (result.conflicted or result.not_upgraded)):
         sys.exit(EXIT_CHECK)
     if v["then_build"] and not opts.dry_run:
         from .build_cmd import build_cmd

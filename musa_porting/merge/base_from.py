@@ -3,12 +3,15 @@ SimplePorting, a hand port) and move it to a new upstream.
 
 OLD_SRC is the upstream the port was made from: a folder, or a git ref of NEW_SRC's
 repository (exported with ``git archive``). musa-port ports it into a temp folder,
-learns the fork's conventions from it and OUT (``learn``), ports it again with them:
-that port is the base each of OUT's files is merged against, as if musa-port had
-written it. Then NEW_SRC is ported into OUT with the same conventions and every file
-merged three ways (base, the fork's file, the new port); files are renamed where git
-says (``renames``). The temp folder goes when the run ends; the conventions stay in
-OUT/.musa-port/conventions.json for the runs after.
+finds which of OUT's files is the port of each of its files, whatever the fork's
+naming (``pairing``), and where the fork keeps them (``schemes``, ``layout``), learns
+the fork's conventions from the pairs (``learn``), and ports it again with them: that
+port is the base each of OUT's files is merged against, as if musa-port had written
+it, at the fork's path. Then NEW_SRC is ported into OUT with the same conventions (its
+new files where the fork would keep them) and every file merged three ways (base, the
+fork's file, the new port); files are renamed where git says (``renames``). What the
+upgrade cannot reach is listed as not upgraded (``behind``). The temp folder goes when
+the run ends; the conventions stay in OUT/.musa-port/conventions.json for the runs after.
 """
 
 from __future__ import annotations
@@ -20,15 +23,19 @@ import shutil
 import stat
 import tarfile
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..errors import PortError
 from ..safe_open import read_regular
 from ..tree.options import PortOptions
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest, load_manifest
+from . import schemes
 from .bases import STATE_DIR, make_folders
+from .behind import behind_after_pairing, sha_of, upstream_changes
 from .git import git, in_repository
+from .layout import Layout, learn_layout
 from .learn import Conventions, learn_names
+from .pairing import pair_files
 
 CONVENTIONS = STATE_DIR + "/conventions.json"
 VOCABULARY = STATE_DIR + "/vocabulary.json"
@@ -42,6 +49,9 @@ class Adoption:
     manifest: Manifest  # its manifest: the base of each output
     conventions: Conventions
     tmp: str
+    # The upstream files that changed, paired with the fork's: each must be merged
+    # into its own (``check``), or it is listed as not upgraded.
+    changed: dict[str, str] = field(default_factory=dict)
 
     def extend(self, old: Manifest, out: str) -> None:
         """OUT's manifest (if any) and, for each of OUT's files the base port also has,
@@ -55,6 +65,20 @@ class Adoption:
         known = set(old.dirs)
         old.dirs.extend(d for d in self.manifest.dirs
                         if d not in known and os.path.isdir(os.path.join(out, d)))
+
+    def check(self, files, out: str) -> None:
+        """After planning (``files``: the outcomes): the port of each upstream file that
+        changed went into the fork's file, or that file is listed as not upgraded."""
+        at = {f.rel: f.out_rel for f in files}
+        for rel, theirs in self.changed.items():
+            if at.get(rel) == theirs:
+                continue
+            why = (f"the new port of {rel} went to {at[rel]}" if rel in at
+                   else f"{rel} was not ported")
+            sha = sha_of(out, theirs)
+            if sha:
+                self.conventions.behind[theirs] = [
+                    sha, f"the port of {rel}, which changed upstream: not merged ({why})"]
 
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -73,35 +97,82 @@ def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa:
         base_opts = replace(opts, src=old_src, output=os.path.join(tmp, "probe"), dry_run=False,
                             collect_diff=False,
                             progress=None, force=True, base_from=None)
-        rename_paths, renames = _path_choice(base_opts, old_src, out, Porter)
-        conv = Conventions(None if rename_paths == opts.rename_paths else rename_paths, renames)
-        first = Porter(replace(base_opts, output=os.path.join(tmp, "first"), rename_paths=rename_paths,
-                               renames=renames if renames is not None else opts.renames)).run()
-        triples, missing = [], []
-        for f in first.files:
-            if f.kind == "symlink":
+        entries = schemes.old_entries(base_opts, old_src)
+        guess = schemes.by_existence(base_opts, old_src, entries, out, Porter)
+        conv = _conventions(opts, guess)
+        first = Porter(conv.apply(replace(base_opts, output=os.path.join(tmp, "first")), old_src, None)).run()
+        files = [f for f in first.files if f.kind != "symlink"]
+        pairing = pair_files([f.rel for f in files], fork_files(out),
+                             _reader(first.output, {f.rel: f.out_rel for f in files}),
+                             _reader(old_src), _reader(out))
+        choice, names = schemes.by_pairs(base_opts, old_src, entries, pairing.pairs, Porter)
+        layout = learn_layout(pairing.pairs, names, pairing.copies) if pairing.pairs else None
+        conv = _conventions(opts, choice, layout)
+        if pairing.pairs:
+            conv.ignore = sorted([*pairing.left_out, *pairing.unsure])
+            conv.unsure = sorted(pairing.unsure)
+        # The names are learned from the first port (its #include lines, which name the
+        # files where that port put them, are left out: where the fork keeps a file is
+        # its layout's).
+        at = {f.rel: f for f in first.files}
+        triples = []
+        for rel, theirs in pairing.pairs.items():
+            f = at.get(rel)
+            if f is None or f.kind != "ported":
                 continue
-            theirs = os.path.join(out, f.out_rel)
-            if not os.path.lexists(theirs):
-                missing.append(f.rel)
-            elif f.kind == "ported":
-                try:
-                    triples.append((read_regular(os.path.join(old_src, f.rel)),
-                                    read_regular(os.path.join(first.output, f.out_rel)),
-                                    read_regular(theirs)))
-                except OSError:
-                    continue
+            try:
+                triples.append((read_regular(os.path.join(old_src, rel)),
+                                read_regular(os.path.join(first.output, f.out_rel)),
+                                read_regular(os.path.join(out, theirs))))
+            except OSError:
+                continue
         conv.rules, conv.vocabulary = learn_names(triples)
-        conv.ignore = missing if len(missing) < len(first.files) else []
         _learn_kinds(conv, first, base_opts, [t[2] for t in triples])
+        changed = upstream_changes(old_src, src, [f.rel for f in files])
+        conv.behind = behind_after_pairing(pairing, changed, out, src)
         vocab = _vocab_file(conv, tmp)
         base_out = os.path.join(tmp, "base")
         Porter(conv.apply(replace(base_opts, output=base_out), old_src, vocab)).run()
-        adoption = Adoption(old_src, commit, base_out, load_manifest(base_out), conv, tmp)
+        adoption = Adoption(old_src, commit, base_out, load_manifest(base_out), conv, tmp,
+                            {rel: pairing.pairs[rel] for rel in changed if rel in pairing.pairs})
         return conv.apply(opts, src, vocab), adoption
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _conventions(opts: PortOptions, scheme, layout: Layout | None = None) -> Conventions:
+    rename_paths, renames = scheme
+    return Conventions(None if rename_paths == opts.rename_paths else rename_paths, renames,
+                       layout=layout.to_json() if layout else None)
+
+
+def _reader(folder: str, where: dict[str, str] | None = None):
+    """A file's bytes by its path (``where``: the path each has in ``folder``), or None."""
+    def read(rel: str) -> bytes | None:
+        if where is not None:
+            rel = where.get(rel, "")
+            if not rel:
+                return None
+        try:
+            return read_regular(os.path.join(folder, rel))
+        except OSError:
+            return None
+
+    return read
+
+
+def fork_files(out: str) -> list[str]:
+    """OUT's files, but musa-port's own (its state folder, manifest and lock)."""
+    from ..tree.walk import Ignorer, walk
+    from ..write.manifest import RESERVED_NAMES, STATE_DIR_NAME
+
+    try:
+        entries = walk(out, Ignorer([]), {})
+        return [e.rel for e in entries if e.kind == "file" and e.rel not in RESERVED_NAMES
+                and not e.rel.startswith(STATE_DIR_NAME + "/")]
+    except (OSError, PortError):
+        return []
 
 
 def _learn_kinds(conv: Conventions, first, opts: PortOptions, forks: list[bytes]) -> None:
@@ -139,31 +210,6 @@ def _vocab_file(conv: Conventions, tmp: str) -> str | None:
     with open(path, "w") as fh:
         json.dump(conv.vocabulary, fh)
     return path
-
-
-def _path_choice(opts: PortOptions, old_src: str, out: str, Porter) -> tuple[bool, dict | None]:  # noqa: N803
-    """The naming of paths that puts the most of OLD_SRC's files where OUT has them:
-    the user's, --keep-paths, or every name kept (.cu too)."""
-    from ..tree.kinds import KindSelector
-    from ..tree.names import output_names
-    from ..tree.walk import Ignorer, walk
-
-    entries = list(walk(old_src, Ignorer(opts.ignore), {}))
-    kinds = KindSelector.from_options(opts)
-    best, best_score = (opts.rename_paths, None), -1
-    for rename_paths, renames in ((opts.rename_paths, None), (False, None), (False, {})):
-        porter = Porter(replace(opts, rename_paths=rename_paths,
-                                renames=renames if renames is not None else opts.renames))
-        vocab = porter.vocabulary() if rename_paths else None
-        try:
-            names = output_names(old_src, entries, kinds, porter.renames, vocab, [], {}, opts.file_name)
-        except PortError:
-            continue
-        score = sum(1 for e in entries if e.kind != "dir"
-                    and os.path.lexists(os.path.join(out, names[e.rel])))
-        if score > best_score:
-            best, best_score = (rename_paths, renames), score
-    return best
 
 
 def _check_base_folder(base: str, out: str) -> None:
@@ -228,23 +274,24 @@ def _links_kept(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
     return checked.replace(linkname=member.linkname, deep=False) if checked is not None else None
 
 
-def saved_conventions(opts: PortOptions) -> PortOptions:
-    """``opts`` with the conventions an earlier ``--base-from`` learned for OUT, if any."""
+def saved_conventions(opts: PortOptions) -> tuple[PortOptions, Conventions | None]:
+    """``opts`` with the conventions an earlier ``--base-from`` learned for OUT, if any,
+    and those conventions."""
     from ..tree.paths import check_paths
 
     try:
         out = check_paths(opts.src, opts.output, opts.reverse)[1]
     except PortError:
-        return opts  # the run says what is wrong
+        return opts, None  # the run says what is wrong
     try:
         raw = read_regular(os.path.join(out, CONVENTIONS))
     except OSError:
-        return opts
+        return opts, None
     conv = Conventions.from_json(raw)
     if conv is None:
-        return opts
+        return opts, None
     vocab = os.path.join(out, VOCABULARY)
-    return conv.apply(opts, opts.src, vocab if _regular(vocab) else None)
+    return conv.apply(opts, opts.src, vocab if _regular(vocab) else None), conv
 
 
 def _regular(path: str) -> bool:

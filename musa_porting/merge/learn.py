@@ -3,9 +3,11 @@ learned from the upstream it was made from (OLD_SRC) and the port itself (OUT), 
 that musa-port's base and its port of the new upstream keep the fork's conventions,
 and a difference of naming is not taken for the user's edit.
 
-- Paths: which of musa-port's naming schemes puts the most of OLD_SRC's files where
-  OUT has them (vocabulary words in paths, or --keep-paths, or the names kept as they
-  are, .cu and all, as torch_musa's SimplePorting does).
+- Paths: which of musa-port's naming schemes is the fork's (vocabulary words in paths,
+  or --keep-paths, or the names kept as they are, .cu and all, as torch_musa's
+  SimplePorting does, or the fork's own extensions: ``schemes``), and what none of them
+  gives (a ``*_musa`` sibling folder, a vendor word in paths, files moved: ``layout``),
+  from the pairs of OLD_SRC's files and the fork's (``pairing``).
 - Names: OLD_SRC, musa-port's port of it and OUT, compared line by line (lines that
   differ only by names are paired, their names paired by position; ``align`` pairs
   the lines in near-linear time). A name the fork
@@ -16,11 +18,12 @@ and a difference of naming is not taken for the user's edit.
 - The vendor word: when the fork's renames put one word for CUDA inside names
   (``launchCudaKernel`` -> ``launchMtKernel``), it becomes a vocabulary word, so the
   new upstream's names get it too.
-- Files: OLD_SRC's files OUT does not have were left out by the fork: they are
-  ignored in the new upstream too.
+- Files: OLD_SRC's files with no counterpart in OUT, by path or by content, were left
+  out by the fork: they are ignored in the new upstream too (and those with a
+  counterpart too unlike them to merge, listed as not upgraded: ``behind``).
 
 What is learned goes into the run as ordinary options (``Conventions.apply``: inline
-rules, --keep, --keep-paths, extension renames, --vocab, --ignore) and is saved in
+rules, --keep, --keep-paths, extension renames, --vocab, --ignore, the layout) and is saved in
 OUT/.musa-port/conventions.json, which every later run into OUT applies.
 """
 
@@ -34,12 +37,14 @@ from dataclasses import asdict, dataclass, field, replace
 
 from ..tree.options import PortOptions
 from .align import matched_lines
+from .layout import Layout
 
 NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # A name with a CUDA word or prefix: cudaMalloc, CUDA_CHECK, launchCudaKernel, cublasX,
 # CUBLAS_OP_N, ncclComm_t, nvtxRangePush.
 CUDA_ISH = re.compile(r"cuda|CUDA|Cuda|^cu[a-z]+[A-Z0-9_]|^CU[A-Z]*_|^nccl|^NCCL|^nv[a-zA-Z]|^NV")
-VENDOR = re.compile(r"cuda|CUDA|Cuda")
+VENDOR = re.compile(r"cuda|CUDA|Cuda|nvidia|NVIDIA|Nvidia")
+INCLUDE = re.compile(rb"[ \t]*#[ \t]*include\b")
 AGREE = 0.6  # share of a name's places that must agree
 
 
@@ -52,6 +57,11 @@ class Conventions:
     vocabulary: dict[str, str] = field(default_factory=dict)  # CUDA word -> the fork's
     project_symbols: bool | None = None  # False: the fork renames none of the tree's names
     disable_families: list[str] = field(default_factory=list)  # table families it left alone
+    layout: dict | None = None  # where the fork keeps its files (merge/layout.py), if not ours
+    unsure: list[str] = field(default_factory=list)  # of ignore: a fork file too far to pair
+    # The fork's files the upgrade did not reach: path -> [their sha256 then, why]; listed
+    # by every run while they are as they were (merge/behind.py).
+    behind: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True) + "\n"
@@ -66,7 +76,11 @@ class Conventions:
         ok = (conv.rename_paths in (None, True, False)
               and (conv.renames is None or _str_map(conv.renames)) and _str_map(conv.rules)
               and _str_map(conv.vocabulary) and conv.project_symbols in (None, True, False)
-              and all(isinstance(x, str) for x in [*conv.ignore, *conv.disable_families]))
+              and all(isinstance(x, str) for x in [*conv.ignore, *conv.disable_families, *conv.unsure])
+              and (conv.layout is None or Layout.from_json(conv.layout) is not None)
+              and isinstance(conv.behind, dict) and all(
+                  isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)
+                  for v in conv.behind.values()))
         return conv if ok else None
 
     def apply(self, opts: PortOptions, src: str, vocab_file: str | None) -> PortOptions:
@@ -88,14 +102,18 @@ class Conventions:
                 opts.project_symbols and self.project_symbols),
             disable_families=[*opts.disable_families,
                               *(f for f in self.disable_families if f not in opts.enable_families)],
+            layout=Layout.from_json(self.layout) if self.layout is not None else opts.layout,
         )
 
     def describe(self) -> str:
         parts = []
+        exts = ", ".join(f"{a} -> {b}" for a, b in sorted((self.renames or {}).items()) if a != b)
         if self.renames == {}:
             parts.append("paths and .cu names kept")
         elif self.rename_paths is False:
-            parts.append("paths kept (.cu -> .mu)")
+            parts.append(f"paths kept ({exts or '.cu -> .mu'})")
+        elif self.renames:
+            parts.append(f"extensions {exts}" if exts else ".cu names kept")
         kept = sorted(k for k, v in self.rules.items() if k == v)
         other = sorted(f"{k} -> {v}" for k, v in self.rules.items() if k != v)
         if kept:
@@ -109,9 +127,29 @@ class Conventions:
             parts.append("families left alone: " + ", ".join(self.disable_families))
         if self.vocabulary:
             parts.append("vendor word " + ", ".join(f"{k} -> {v}" for k, v in self.vocabulary.items()))
-        if self.ignore:
-            parts.append(f"{len(self.ignore)} files the fork left out")
+        if self.layout:
+            parts.append(_describe_layout(Layout.from_json(self.layout)))
+        left_out = len(self.ignore) - len(self.unsure)
+        if left_out:
+            parts.append(f"{left_out} file{'s' * (left_out != 1)} the fork left out")
+        if self.unsure:
+            parts.append(f"{len(self.unsure)} whose port in the fork is unsure (not upgraded)")
         return "; ".join(parts) or "the fork's conventions are musa-port's"
+
+
+def _describe_layout(lay: Layout | None) -> str:
+    """``csrc/ -> csrc_musa/, nvidia -> moore in path names, 1 file where the fork moved it``."""
+    if lay is None:
+        return ""
+    parts = [f"{a}/ -> {b}/" for a, b in sorted(lay.dirs.items())[:3]]
+    if len(lay.dirs) > 3:
+        parts.append(f"{len(lay.dirs) - 3} more folders")
+    if lay.words:
+        parts.append(", ".join(f"{a} -> {b}" for a, b in sorted(lay.words.items())) + " in path names")
+    if lay.paths:
+        n = len(lay.paths)
+        parts.append(f"{n} file{'s' * (n != 1)} where the fork put {'them' if n != 1 else 'it'}")
+    return "the fork's layout: " + ", ".join(parts)
 
 
 def _str_map(m: object) -> bool:
@@ -124,9 +162,11 @@ def pairs(a: bytes, b: bytes) -> list[tuple[str, str]]:
     """Names of ``a`` and what stands in their place in ``b``: lines that match but for
     their names (the same shape) give their names by position; the rest (hand edits)
     give nothing."""
-    la, lb = a.splitlines(), b.splitlines()
+    # An #include names a file, not code: where the fork keeps it is its layout's.
+    la = [x for x in a.splitlines() if not INCLUDE.match(x)]
+    lb = [y for y in b.splitlines() if not INCLUDE.match(y)]
     out: list[tuple[str, str]] = []
-    both = set(NAME.findall(a)) & set(NAME.findall(b))
+    both = set(NAME.findall(b"\n".join(la))) & set(NAME.findall(b"\n".join(lb)))
     for i, j in matched_lines([_shape(x) for x in la], [_shape(y) for y in lb],
                               [_hint(x, both) for x in la], [_hint(y, both) for y in lb]):
         nx, ny = NAME.findall(la[i]), NAME.findall(lb[j])
@@ -170,22 +210,22 @@ def learn_names(triples) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _vendor_word(rules: dict[str, str]) -> dict[str, str]:
-    """The word the fork puts for CUDA inside names, when its renames agree on one
-    (other than MUSA's): {"CUDA": word}."""
-    words: Counter = Counter()
+    """The word the fork puts for CUDA (or NVIDIA: ``ADD_NVIDIA_H`` -> ``ADD_MOORE_H``)
+    inside names, when its renames agree on one (other than MUSA's): {"CUDA": word}."""
+    words: dict[str, Counter] = {}
     for s, f in rules.items():
         m = VENDOR.search(s)
         if m is None or f == s:
             continue
         head, tail = s[:m.start()], s[m.end():]
         if f.startswith(head) and f.endswith(tail) and len(f) > len(head) + len(tail):
-            words[f[len(head):len(f) - len(tail)].upper()] += 1
-    if not words:
-        return {}
-    word, n = words.most_common(1)[0]
-    if n < 2 or n < AGREE * sum(words.values()) or word == "MUSA" or not word.isalnum():
-        return {}
-    return {"CUDA": word}
+            words.setdefault(m.group().upper(), Counter())[f[len(head):len(f) - len(tail)].upper()] += 1
+    out = {}
+    for vendor, seen in sorted(words.items()):
+        word, n = seen.most_common(1)[0]
+        if n >= 2 and n >= AGREE * seen.total() and word != "MUSA" and word.isalnum():
+            out[vendor] = word
+    return out
 
 
 def learn_families(rules: dict[str, str], used: dict[str, int], family_of) -> list[str]:

@@ -47,6 +47,12 @@ class MergeRun:
             if out is not None and out not in old.files and was in gone:
                 self.hand.moved[out] = gone[was]
 
+    def check(self, files) -> None:
+        """After planning: with ``--base-from``, each upstream file that changed must
+        have been merged into the fork's file (``base_from.Adoption.check``)."""
+        if self.adoption is not None:
+            self.adoption.check(files, self.out)
+
     def removable(self, files) -> Callable[[str, FileRecord], bool]:
         """After planning (``files``: the outcomes): may an output whose input is gone be
         removed? One as musa-port wrote it, or the earlier output of a renamed input

@@ -125,13 +125,13 @@ def fails_check(d: Diagnostic, level: str = "error") -> bool:
     """Whether a finding fails ``--check=level``: ``error`` (the default) fails on every
     residual (a CUDA name or header left, warnings included) and every error-level
     finding, such as the build-file errors MP3101 and MP3102; ``warning`` also on every
-    warning-level finding (hazards such as MP2002). Notes never fail (a check's findings
-    at note level neither)."""
+    warning-level finding (hazards such as MP2002); ``conflicts`` on none (it fails on
+    unresolved merges alone). Notes never fail (a check's findings at note level neither)."""
     return _fails(d.check.residual, d.level, level)
 
 
 def _fails(residual: bool, found: str, level: str) -> bool:
-    if found == "note":
+    if found == "note" or level == "conflicts":  # --check conflicts: unresolved merges only
         return False
     return residual or found == "error" or (level == "warning" and found == "warning")
 

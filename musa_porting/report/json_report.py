@@ -120,6 +120,7 @@ def report_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             "removed": sorted(r.removed),
             "merged": r.merged,
             "conflicts": r.conflicted,
+            "not_upgraded": [{"path": rel, "why": why} for rel, why in r.not_upgraded.items()],
         },
     }
 

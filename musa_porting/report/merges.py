@@ -1,5 +1,6 @@
 """What the summary says of the user's edits in the output: the files merged with the
-new port and, above all, every file that holds conflicts (``--check`` fails on them)."""
+new port and, above all, every file that holds conflicts, and every file of a fork an
+upgrade did not reach (``--check`` fails on both)."""
 
 from __future__ import annotations
 
@@ -26,4 +27,12 @@ def conflict_lines(r: PortResult) -> list[str]:
         lines += [f"  {os.path.join(r.output, rel)}" for rel in conflicted[:SHOWN]]
         if len(conflicted) > SHOWN:
             lines.append(f"  ... and {len(conflicted) - SHOWN} more (--report-json lists them all)")
+    behind = r.not_upgraded
+    if behind:
+        n = len(behind)
+        lines.append(f"musa-port: {n} file{'s' * (n != 1)} of the fork not upgraded (the new "
+                     "release's changes did not reach them; listed until they change):")
+        lines += [f"  {os.path.join(r.output, rel)}: {why}" for rel, why in list(behind.items())[:SHOWN]]
+        if n > SHOWN:
+            lines.append(f"  ... and {n - SHOWN} more (--report-json lists them all)")
     return lines

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from ..merge.layout import Layout
 from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from ..write.manifest import RESERVED_NAMES, Manifest
@@ -72,7 +74,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                  users: Callable[[str], bool] | None = None,
                  findings: list[InputFinding] | None = None,
                  set_aside: dict[str, str] | None = None, limit: int = NAME_MAX,
-                 rename_exported: bool = False) -> dict[str, str]:
+                 rename_exported: bool = False, layout: Layout | None = None) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
     ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
     renames for every file; in the ``libraries`` folders (vendored copies of libraries
@@ -90,7 +92,8 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     file system's longest name). Each is said in ``findings`` (in ``warnings`` as text
     without it): never an error, so one input never stops the run. Python modules other
     code imports by name keep theirs (``python_modules.py``; ``rename_exported`` renames
-    the public ones too).
+    the public ones too). A fork's ``layout`` (``merge/layout.py``, learned by
+    ``--base-from``) puts each input where the fork keeps its port.
     """
     say = _sayer(warnings, findings)
     # The paths are the walk's (no "." or "..", no doubled or trailing "/"): split and
@@ -151,8 +154,13 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                             f"file system's {limit}")
             say(e.rel, "MP0003", f"not ported: {aside[e.rel]}", severity="error")
             continue
+        out_rel = f"{out_parent}/{name_out}" if out_parent else name_out
+        if layout is not None and not vendored:
+            placed = layout.place(e.rel, e.kind == "dir", name_out, out_parent)
+            if placed != out_rel:
+                out_rel, own_r = placed, 2
         rank[e.rel] = (own_r, max(path_r, own_r))
-        out_rel_of[e.rel] = f"{out_parent}/{name_out}" if out_parent else name_out
+        out_rel_of[e.rel] = out_rel
     named = [e for e in entries if e.rel not in aside]
     resolve_twins(src, named, out_rel_of, plain, rank, say, superseded, users)
     unique_outputs(named, out_rel_of, plain, rank, superseded or {}, aside, say)
@@ -201,7 +209,8 @@ SUPERSEDED = "(its MUSA version is in the tree)"
 def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
               vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
               libraries: frozenset[str], out: str, old: Manifest,
-              twins_in_out: bool = True, rename_exported: bool = False) -> Named:
+              twins_in_out: bool = True, rename_exported: bool = False,
+              layout: Layout | None = None) -> Named:
     """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
     for their twins and the renamed paths; ``old``, the last run's manifest, says which
     sources were not text when they are as it saw them, and which files in ``out`` are
@@ -213,7 +222,7 @@ def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapp
     found: list[InputFinding] = []
     out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
                               superseded, file_name, libraries, users, found, aside, limit,
-                              rename_exported)
+                              rename_exported, layout)
     files = {e.rel for e in entries if e.kind != "dir"}
     kept = [e for e in entries if e.rel not in superseded and e.rel not in aside]
     unported = keep_unported_names(src, kept, out_rel_of, kinds, old)
@@ -223,8 +232,28 @@ def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapp
     # A folder renamed onto one the tree has (cuda/ onto musa/) is one output folder.
     dirs = list({out_rel_of[e.rel]: replace(e, rel=out_rel_of[e.rel])
                  for e in kept if e.kind == "dir"}.values())
+    if layout is not None:  # a file the fork moved: into a folder no input names
+        dirs = _with_parents(dirs, [out_rel_of[e.rel] for e in kept if e.kind != "dir"], out)
     return Named(out_rel_of, kept, [e for e in entries if e.rel in superseded],
                  frozenset(superseded.values()) & files, dirs, unported, found)
+
+
+def _with_parents(dirs: list[Entry], outputs: list[str], out: str) -> list[Entry]:
+    """``dirs`` with every folder the outputs are in, parents first (a folder the fork
+    has keeps its mode)."""
+    have = {d.rel for d in dirs}
+    more = []
+    for rel in outputs:
+        folder = posixpath.dirname(rel)
+        while folder and folder not in have:
+            have.add(folder)
+            try:
+                mode = stat.S_IMODE(os.lstat(os.path.join(out, folder)).st_mode)
+            except OSError:
+                mode = 0o755
+            more.append(Entry(folder, "dir", mode, 0, 0))
+            folder = posixpath.dirname(folder)
+    return sorted([*dirs, *more], key=lambda d: d.rel.count("/")) if more else dirs
 
 
 def renamed_paths(out_rel_of: Mapping[str, str], renames: Mapping[str, str]) -> dict[str, str]:

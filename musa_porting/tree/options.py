@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import PortError
 from ..port.filenames import DEFAULT_SOURCE_EXTENSIONS
+
+if TYPE_CHECKING:
+    from ..merge.layout import Layout
 
 SKIP_KINDS = ("comments", "strings")
 # torch_musa's arches (TORCH_MUSA_ARCH_LIST 10, 21, 22, 31, 32), as mcc spells them.
@@ -84,6 +88,8 @@ class PortOptions:
     # --base-from: the upstream (a folder, or a git ref of SRC) that OUT, a port musa-port
     # did not make, was made from (merge/base_from.py)
     base_from: str | None = None
+    # Where a fork keeps the port of each input (merge/layout.py): learned by --base-from
+    layout: Layout | None = None
 
 
 def parse_arches(values: Sequence[str]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyze.checks import Diagnostic
 from ..errors import InputError, PortError
 from ..merge.bases import MAX_BASE
+from ..merge.finding_lines import place_findings
 from ..port.cxx.includes import IncludeResolver
 from ..safe_open import regular_chunks
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
@@ -241,6 +242,8 @@ class Planner:
             new, same, status = settled.data, settled.same, settled.status
             if settled.warning:  # said by this run only (not kept in the record)
                 warnings.append(settled.warning)
+            # The porter's file (merged, or left as it is): its findings on its lines.
+            rec.diagnostics = place_findings(rec.diagnostics, ported.data, new)
         p = self._settle(Planned(e, out_rel, rec, data=None if same else new), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):

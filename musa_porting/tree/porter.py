@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from ..errors import PortError
 from ..merge.base_from import saved_conventions
+from ..merge.behind import still_behind
 from ..merge.run import MergeRun, with_commit
 from ..port.cxx.includes import IncludeResolver
 from ..port.filenames import RENAMES, REVERSE_RENAMES
@@ -140,7 +141,7 @@ class Porter:
         named = name_tree(self.src, entries, self.kinds, self.renames,
                           self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
                           self.libraries, self.out, old, twins_in_out=not opts.reverse,
-                          rename_exported=opts.rename_exported)
+                          rename_exported=opts.rename_exported, layout=opts.layout)
         out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
         self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
         check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
@@ -210,6 +211,7 @@ class Porter:
             timings.mark("files ported and staged")
             if self.libraries:
                 summarise_libraries(result.files, self.libraries)
+            merging.check(result.files)  # --base-from: each changed file merged into the fork's
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
@@ -367,7 +369,11 @@ def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
 def port_tree(options: PortOptions) -> PortResult:
     """Port ``options.src`` into its output folder; see :class:`PortOptions`."""
     if not options.base_from:  # with what an earlier --base-from learned of OUT, if anything
-        return Porter(saved_conventions(options)).run()
+        options, conv = saved_conventions(options)
+        result = Porter(options).run()
+        if conv is not None:
+            result.not_upgraded = still_behind(result.output, conv.behind)
+        return result
     from ..merge.base_from import prepare
 
     options, adoption = prepare(options, Porter)
@@ -377,4 +383,5 @@ def port_tree(options: PortOptions) -> PortResult:
         adoption.close()
     result.warnings.insert(0, f"{result.output}: note: adopted as a port of {options.base_from} "
                               f"(--base-from); its conventions: {adoption.conventions.describe()}")
+    result.not_upgraded = still_behind(result.output, adoption.conventions.behind)
     return result

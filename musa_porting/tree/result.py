@@ -81,6 +81,8 @@ class PortResult:
     shared_root: str = ""
     shared_mentions: list = field(default_factory=list)
     shared_cut: bool = False
+    # The fork's files a --base-from upgrade did not reach (merge/behind.py): path -> why
+    not_upgraded: dict[str, str] = field(default_factory=dict)
 
     @property
     def merged(self) -> list[str]:

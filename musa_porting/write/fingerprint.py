@@ -4,6 +4,7 @@ output depends on except the input files themselves (those are checked one by on
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import posixpath
 from collections.abc import Sequence
@@ -81,6 +82,8 @@ def options_fingerprint(opts: PortOptions, stamp: str, tree_files: Sequence[str]
     h.update(repr((opts.arch_values, opts.messages, opts.text_files)).encode())
     if opts.renames is not None:
         h.update(repr(sorted(opts.renames.items())).encode())
+    if opts.layout is not None:  # a fork's layout (--base-from): where each input goes
+        h.update(json.dumps(opts.layout.to_json(), sort_keys=True).encode())
     if opts.file_name is not None:  # a caller's naming function: what it says for this tree
         h.update(repr([opts.file_name(posixpath.basename(r)) for r in tree_files]).encode())
     for rel in tree_files:

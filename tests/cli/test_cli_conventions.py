@@ -143,7 +143,7 @@ def test_check_levels_list_what_failed(tmp_path):
     proc = cli("--check", src, "-q", check=1)
     assert "warning: 'cudaFooBar'" in proc.stderr and "[MP1002 unknown-cuda-name]" in proc.stderr
     assert "residual CUDA names and headers" in proc.stderr  # the header line says what failed
-    assert "is not one of error, warning" in cli(src, "--check=notes", check=2).stderr
+    assert "is not one of conflicts, error, warning" in cli(src, "--check=notes", check=2).stderr
 
 
 # -- version, colour, completion --------------------------------------------------------

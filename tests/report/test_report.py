@@ -220,7 +220,7 @@ def test_two_runs_give_the_same_report_apart_from_run(tmp_path, mmcv_tree):
                 "--report-json", out, check=0)
         data = json.loads(out.read_text())
         assert set(data["run"]) == {"elapsed_s", "mb_per_s", "written", "removed", "merged",
-                                    "conflicts"}
+                                    "conflicts", "not_upgraded"}
         del data["run"]
         reports.append(data)
     assert reports[0] == reports[1]

@@ -52,6 +52,9 @@ __global__ void box_iou_cuda_kernel(const T* boxes, T* ious, int n) {
 #define CUDA_1D_KERNEL_LOOP(i, n) \\
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
 #define THREADS_PER_BLOCK 512
+// torch_musa's general table renames nv_half (-> mt_half) as it does __nv_half: here too
+#define HALF_CAST(nv_half, x) static_cast<nv_half>(x)
+#define TO_HALF(x) HALF_CAST(nv_half, x)
 #ifdef __NVCC__
 #define HOST_DEVICE __host__ __device__
 #endif
