@@ -59,8 +59,8 @@ def find_diagnostics(
     ``limit`` findings (in file order) are built; the rest are counted per ID into
     ``dropped``. ``target`` (the run's arches) and ``rel`` (the file's path, which says
     whether it is a host source) and ``defined`` (the names the tree defines) are for the
-    hazards. The first enable-macro gate (MP1011, ``enable_macros``; ``plan`` says which
-    macros the port renamed) comes too, found in the hazards' pass over ``out``.
+    hazards. The enable-macro gates (MP1011, ``enable_macros``; ``plan`` says which macros
+    the port renamed) come too, found in the hazards' pass over ``out``.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)

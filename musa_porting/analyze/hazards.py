@@ -90,7 +90,8 @@ def scan_hazards(scan: Scan) -> list[Hazard]:
 # statement, also the several of one line or of one macro's body.
 EVERY_STATEMENT = frozenset({"MP2001"})
 # Checks that say one thing per line whatever names they quote (a VMM call and the
-# handle type among its arguments are one place to rewrite).
+# handle type among its arguments are one place to rewrite), at each level (a type's
+# first use in a file, a warning, beside another's later use, a note).
 ONE_PER_LINE = frozenset({"MP1012", "MP2015", "MP2016", "MP2106", "MP2110", "MP2111", "MP2113",
                           "MP2114", "MP2201", "MP2202"})
 
@@ -114,7 +115,7 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
             at = macros.at(h.start)
             if at is not None:
                 where = -at - 1
-        key = (h.id, where, "") if h.id in ONE_PER_LINE else \
+        key = (h.id, where, h.level) if h.id in ONE_PER_LINE else \
             (h.id, where, _QUOTED.sub("", h.message)) if h.id not in EVERY_STATEMENT \
             else (h.id, h.start, "")
         if key in seen or (h.id, h.start) in places:

@@ -1,9 +1,9 @@
 """What the port renamed but a rename does not settle, read off the edits and their
 rules' status: a PyTorch name torch_musa does not use (MP1012), a low-precision type or
-conversion the vendor's tables do not give (MP2016, at its first use in a file: an FP8
-kernel names its vector types on every line), cuBLAS calls with type and algorithm enums or
-names the vendor does not give (MP2201), NCCL names torch_musa's MCCL code does not use
-(MP2202).
+conversion the vendor's tables do not give (MP2016: a warning at its first use in a file,
+a note at each other, as an FP8 kernel names its vector types on every line), cuBLAS
+calls with type and algorithm enums or names the vendor does not give (MP2201), NCCL
+names torch_musa's MCCL code does not use (MP2202).
 
 Patterns from public CUDA code: PyTorch extensions (``ScalarTypeToCudaDataType``),
 FP8 quantization kernels (``__nv_cvt_float2_to_fp8x2``), transformer GEMMs
@@ -46,7 +46,7 @@ def torch_musa_names() -> frozenset[str]:
 
 def renamed_hazards(scan: Scan) -> Iterator[Hazard]:
     edits = scan.edits
-    types: set[str] = set()  # the low-precision names reported in this file: once each
+    types: dict[str, int] = {}  # the low-precision names of this file: the line of each's first
     for i, e in enumerate(edits.edits):
         rule = e.rule
         family = getattr(rule, "family", None)
@@ -60,12 +60,18 @@ def renamed_hazards(scan: Scan) -> Iterator[Hazard]:
                              "use: it may not exist there; write it out with what torch_musa has",
                              device=False)
         elif family == "fp16_bf16":
-            if rule.status == "unknown" and e.old not in types:
-                types.add(e.old)
+            if rule.status != "unknown":
+                continue
+            if e.old not in types:
+                types[e.old] = scan.out.count(b"\n", 0, start) + 1
                 yield Hazard("MP2016", start, end, f"{was} is not in the vendor's tables (they "
                              "name __mt_bfloat16, __mt_fp8_e4m3 and __mt_fp8_e5m2): MUSA's "
                              "headers may not declare it; convert through the types they name",
                              device=False)
+            else:
+                yield Hazard("MP2016", start, end, f"{was} again (its first use in this file, "
+                             f"line {types[e.old]}, is the warning): rewrite it here too",
+                             device=False, level="note")
         elif family == "nccl":
             if e.new not in torch_musa_names():
                 yield Hazard("MP2202", start, end, f"{was} is not among the MCCL names "

@@ -202,7 +202,7 @@ class Porter:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
             if self.libraries:
-                summarise_libraries(result.files, self.libraries)
+                result.libraries = summarise_libraries(result.files, self.libraries)
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},

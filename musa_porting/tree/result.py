@@ -75,6 +75,9 @@ class PortResult:
     shared_root: str = ""
     shared_mentions: list = field(default_factory=list)
     shared_cut: bool = False
+    # The vendored libraries whose findings are notes beside one MP2007 (tree/library_findings.py)
+    libraries: frozenset[str] = frozenset()
+    grouped: bool = False  # the findings as the text views show them (report/grouping.py)
 
     @property
     def merged(self) -> list[str]:

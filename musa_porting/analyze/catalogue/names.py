@@ -78,8 +78,8 @@ CHECKS = (
                   "`MUSA_VISIBLE_DEVICES`), or drop the code path on MUSA."),
     Check("MP1010", "unattested-musa-name", "note", False,
           "The port renamed CUDA names to MUSA names of unknown status: the naming pattern "
-          "made them, and no vendor table or source shows that MUSA has them. One note per "
-          "file lists them, so that they are checked first.",
+          "made them, and no vendor table or source shows that MUSA has them. A note at each "
+          "(the summary lists a file's in one), so that they are checked first.",
           "__half2 h = __nv_cvt_fp8x2_to_halfraw2(v, __NV_E4M3);", family="residuals",
           why="Most such names exist (the pattern is the vendor's), but not all do, and a port "
               "checked with `musa-port verify` compiles through the shim whether MUSA has the "
@@ -91,9 +91,10 @@ CHECKS = (
                   "the tables know."),
     Check("MP1011", "enable-macro-gate", "warning", False,
           "Code gated on a CUDA enable macro of the project (`WITH_CUDA`, `USE_CUDA`, "
-          "`*_ENABLE_CUDA`, one the build defines or the rules rename): one finding per file, "
-          "at its first gate, with the MUSA macro the ported build defines.",
-          "#ifdef WITH_CUDA", family="project-symbols",
+          "`*_ENABLE_CUDA`, one the build defines or the rules rename): a warning at a file's "
+          "first gate, with the MUSA macro the ported build defines, and a note at each other "
+          "gate (the summary shows the warning, with the lines of all).",
+          "#ifdef WITH_CUDA", family="project-symbols", lower="another gate of the file",
           why="The port renames the macro where the build defines it, so the CUDA branch is "
               "now the MUSA branch: it compiles for MUSA as it is. Human porters add a MUSA "
               "branch or guard beside such gates where the CUDA code cannot serve.",
