@@ -62,7 +62,7 @@ from .result import PortResult
 from .shared_files import note_shared_files
 from .templates import left_alone
 from .twins import users_file
-from .vendored import in_library, library_roots
+from .vendored import in_library, library_roots, vendored_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
 
@@ -201,8 +201,9 @@ class Porter:
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
             timings.mark("files ported and staged")
-            if self.libraries:
-                result.libraries = summarise_libraries(result.files, self.libraries)
+            if self.libraries:  # the copies in another project, not the tree's own library
+                result.libraries = summarise_libraries(
+                    result.files, vendored_roots(self.src, tree_files, self.libraries))
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
