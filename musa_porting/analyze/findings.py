@@ -106,6 +106,7 @@ def find_diagnostics(
 
     def residuals_raw() -> Iterator[tuple[int, str, str, str]]:
         keep, known = knowledge.keep, knowledge.known
+        own = plan.names() if plan is not None else frozenset()
         gone_at = -1  # the end of the line of the last MP2109: one per line
         # One scan of the whole text (a scan per stretch of code between comments cost
         # more); what starts in a comment, a string or an include is dropped.
@@ -127,7 +128,7 @@ def find_diagnostics(
                 yield (off, "MP1001", name,
                        f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}"
                        + (f": {note}" if note else ""))
-            else:
+            elif name not in own:  # the tree's own name: reported where it is defined
                 yield (off, "MP1002", name, f"'{name}' looks like CUDA and is not ported")
 
     hazards_raw = [(h.start, h.id, _text(out, h.start, h.end), h.message)

@@ -2,7 +2,9 @@
 (MP1004, a note) and each name whose MUSA name is taken (MP1005, a warning), at its
 first definition site, so the reports and SARIF show where every rename comes from; each
 name kept because Python calls it (MP1007, a note) or renamed all the same (MP1008, a
-warning) at its binding; each rename to a MUSA name of unknown status (MP1010, a note);
+warning) at its binding; each name the tree defines that looks like CUDA's with no
+vocabulary word in it (MP1002, a note: the project's own, kept; its uses are no residual);
+each rename to a MUSA name of unknown status (MP1010, a note);
 and each CUDA arch number turned into a MUSA one (MP2008)."""
 
 from __future__ import annotations
@@ -57,6 +59,12 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
             msg = (f"'{item.old}' is exported to Python ({site.kind}): kept, not renamed to "
                    f"'{item.new}'; --rename-exported renames it and the run's Python callers")
             out.append(Diagnostic("MP1007", item.old, site.line, col, site.line, site.column, msg))
+        elif what == "own":
+            msg = (f"'{item.old}' ({site.kind}) is defined in the tree: the project's own name, "
+                   "though it looks like CUDA's; kept as it is, and its uses are not reported "
+                   "(a rule renames it, if MUSA code should name it otherwise)")
+            out.append(Diagnostic("MP1002", item.old, site.line, col, site.line, site.column, msg,
+                                  0, "note"))
         elif what == "exported":
             msg = (f"'{item.old}' is exported to Python ({site.kind}) and renamed to '{item.new}' "
                    f"(--rename-exported): the Python files of this run follow; callers outside "

@@ -265,7 +265,7 @@ class Porter:
         result.symbols_indexed = len(symbols.reindexed)
         result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
         result.symbol_uses = {u for fs in index.values() for u in fs.uses}
-        if not any(fs.defs for fs in index.values()) and not self.opts.outside_renames:
+        if not any(fs.defs or fs.like for fs in index.values()) and not self.opts.outside_renames:
             plan = ProjectPlan()  # nothing to rename
         else:
             plan = symbols.plan(index, ruleset, base.matcher)

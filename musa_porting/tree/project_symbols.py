@@ -122,6 +122,7 @@ class SymbolPass:
         existing: set[str] = set()  # names the tree's MUSA side (musa/, *.mu) already has
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         exported: dict[str, Site] = {}
+        own: dict[str, Site] = {}  # CUDA-looking names with no word the tree defines
         for rel, fs in sorted(index.items()):
             taken.update(fs.taken)
             if musa_words is not None and fs.taken and musa_side(rel, musa_words):
@@ -131,19 +132,25 @@ class SymbolPass:
                 continue
             for d in fs.defs:
                 defs.setdefault(d.name, []).append(Site(rel, d.line, d.column, d.kind))
+            for d in fs.like:
+                if d.name not in own:
+                    own[d.name] = Site(rel, d.line, d.column, d.kind)
             for name, line, column, how in fs.exported:
                 exported.setdefault(name, Site(rel, line, column, how))
         self.library_names = frozenset(library)
         shared = {} if musa_words is None else shared_names(index, defs, self.vocabulary)
         rules = ruleset.rules
         rule_names = set(rules) | {r.value for r in rules.values() if r.value is not None}
-        return plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
+        plan = plan_renames(defs, taken, self.vocabulary, rule_names=rule_names,
                             rule_keys=set(rules), keep=self.opts.keep, library=library,
                             refine=_inside_names(ruleset, self.opts.reverse, matcher),
                             exported=exported, rename_exported=self.opts.rename_exported,
                             existing=existing, shared=shared,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
+        # The tables' names are theirs, whoever else defines them (a shim's cudaFoo).
+        plan.own = {k: site for k, site in own.items() if k not in rules}
+        return plan
 
 
 def _inside_names(ruleset: RuleSet, reverse: bool, compiled: Matcher | None = None):
