@@ -65,6 +65,19 @@ CHECKS = (
                   "MUSA GPUs you build for (mp_21 is MTT S80/S3000, mp_22 MTT S4000, mp_31 "
                   "MTT S5000); write the threshold your code needs if it is another one.",
           fixed="#if __MUSA_ARCH__ >= 220"),
+    Check("MP2009", "compute-capability", "warning", False,
+          "A device's compute capability compared with a number or made an SM number: the "
+          "`major`/`minor` of a `cudaDeviceProp` (`prop.major >= 8`), of torch's "
+          "`getCurrentDeviceProperties()`, or a variable the `ComputeCapabilityMajor`/`Minor` "
+          "attribute filled (`major * 10 + minor >= 80`); one finding per line.",
+          "if (prop.major >= 8) use_bf16 = true;", family="version-checks",
+          why="The query ports by name (`musaGetDeviceProperties`), but on MUSA a device's "
+              "`major.minor` is its MUSA arch (2.1, 2.2, 3.1 for mp_21, mp_22, mp_31), not "
+              "NVIDIA's compute capability: the test picks another branch than on NVIDIA's "
+              "GPUs, and human porters rewrite it.",
+          instead="Test for the MUSA arch that has what the branch needs, or for the feature "
+                  "itself; keep the NVIDIA numbers for a CUDA build only.",
+          fixed="if (prop.major * 10 + prop.minor >= 22) use_bf16 = true;  // mp_22 and later"),
     Check("MP2004", "block-size", "warning", False,
           "A thread block of a constant size that is not a multiple of 128 (`<<<g, 32>>>`, "
           "`dim3 block(64)`, `__launch_bounds__(32)`).",

@@ -127,6 +127,17 @@ CHECKS = (
           instead="Include the MUSA header that declares what the file uses (`musa_runtime.h`, "
                   "`musa_fp16.h`, torch_musa's `MUSAContext.h`), drop the include where nothing "
                   "of it is used, or guard it with `#ifndef __MUSACC__`."),
+    Check("MP1014", "merged-include", "note", False,
+          "An `#include` the port made the same as an earlier one of the file: two CUDA "
+          "headers that are one header on MUSA (`<cublas.h>` and `<cublas_v2.h>` are both "
+          "`<mublas.h>`; `<THC/THC.h>` and `<ATen/cuda/CUDAContext.h>` are both torch_musa's "
+          "`MUSAContext.h`). A note at the second include; a header included twice in the "
+          "source is left alone.",
+          "#include <ATen/cuda/CUDAContext.h>\n#include <THC/THC.h>", family="residuals",
+          why="The second include does nothing on MUSA: human porters delete it (and the "
+              "`#if` that chose between the two, where there is one).",
+          instead="Drop the second include.",
+          fixed="#include <torch_musa/csrc/aten/musa/MUSAContext.h>"),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu).",
