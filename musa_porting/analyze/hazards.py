@@ -94,7 +94,7 @@ EVERY_STATEMENT = frozenset({"MP2001"})
 # handle type among its arguments are one place to rewrite), at each level (a type's
 # first use in a file, a warning, beside another's later use, a note).
 ONE_PER_LINE = frozenset({"MP1012", "MP2015", "MP2016", "MP2106", "MP2110", "MP2111", "MP2113",
-                          "MP2114", "MP2201", "MP2202"})
+                          "MP2114", "MP2201", "MP2202", "MP2204"})
 
 
 def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:

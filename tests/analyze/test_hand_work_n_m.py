@@ -7,7 +7,9 @@ extension), each with near misses that must stay silent:
 - a device's compute capability compared with a number (MP2009), not the same fields
   printed, nor another struct's ``major``;
 - an include the port made the same as an earlier one (MP1014), not a header the source
-  includes twice, nor two headers that stay two on MUSA."""
+  includes twice, nor two headers that stay two on MUSA;
+- a cuDNN name renamed to a muDNN C name torch_musa's code does not use (MP2204), not
+  the handle type torch_musa's code has (``mudnnHandle_t``)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from musa_porting.report.json_report import report_dict
 from musa_porting.report.sarif import sarif_dict
 
 SRC = FIXTURES / "hand_work_n_m"
-IDS = ("MP1014", "MP2009", "MP2203")
+IDS = ("MP1014", "MP2009", "MP2203", "MP2204")
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +62,16 @@ def test_headers_merged_on_musa_leave_one_note_at_the_second_include(result):
     assert d["level"] == "note" and "line 2" in d["message"] and "ATen/cuda/CUDAContext.h" in d["message"]
 
 
+def test_cudnn_calls_but_not_the_handle_torch_musa_has(result):
+    assert _found(result, "MP2204") == [("legacy_roi/src/conv_dnn.cpp", n) for n in (5, 6, 7, 10)]
+    msg = next(d["message"] for d in report_dict(result)["diagnostics"] if d["id"] == "MP2204")
+    assert "mudnnTensorDescriptor_t" in msg and "muHandle" in msg
+
+
 def test_each_site_is_its_own_sarif_result(result):
     results = sarif_dict(result)["runs"][0]["results"]
     per_site = sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
                       for r in results if r["ruleId"] in IDS)
     assert per_site == sorted([("MP2203", 6), ("MP2203", 8), ("MP2203", 5), ("MP2009", 11),
-                               ("MP2009", 18), ("MP2009", 6), ("MP1014", 3), ("MP1014", 5)])
+                               ("MP2009", 18), ("MP2009", 6), ("MP1014", 3), ("MP1014", 5),
+                               *(("MP2204", n) for n in (5, 6, 7, 10))])

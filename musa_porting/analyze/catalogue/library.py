@@ -53,4 +53,18 @@ CHECKS = (
           instead="Write `.is_privateuseone()`, or compare `.device().type()` with "
                   "`at::musa::kMUSA` (torch_musa's name for `c10::DeviceType::PrivateUse1`).",
           fixed='TORCH_CHECK(x.device().is_privateuseone(), "x must be a MUSA tensor");'),
+    Check("MP2204", "dnn-call", "warning", False,
+          "A cuDNN call, type or enum renamed to a muDNN C name (`cudnnConvolutionForward` -> "
+          "`mudnnConvolutionForward`, `cudnnTensorDescriptor_t`) that torch_musa's own sources "
+          "do not use: they call muDNN through its C++ API (`muHandle`, `muTensor`, `mudnn`, "
+          "`torch_musa/csrc/aten/mudnn/Handle.h`). One finding per line.",
+          "cudnnConvolutionForward(h, &a, xd, x, wd, w, cd, algo, ws, n, &b, yd, y);",
+          family=_FAMILY,
+          why="The vendor's naming table renames cuDNN's names by prefix, but the muDNN code "
+              "torch_musa ships is written against muDNN's C++ classes: a C name with the "
+              "prefix changed may not be declared by your SDK's `mudnn.h`, and human porters "
+              "rewrite cuDNN calls with muDNN's operators (or call torch's op instead).",
+          instead="Call the torch op the cuDNN code implements (`at::conv2d`, `at::batch_norm`), "
+                  "which torch_musa routes to muDNN, or write the call with muDNN's C++ operator "
+                  "classes as torch_musa's `aten/mudnn` code does."),
 )
