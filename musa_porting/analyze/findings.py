@@ -25,6 +25,7 @@ from .features import unported_note
 from .hazards import new_scan, scan_hazards
 from .include_findings import include_findings
 from .offsets import EditMap
+from .pragmas import WORDS as PRAGMA_WORDS
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
 
 # Findings kept per file, in file order; beyond them only a count per ID is kept, so a
@@ -115,7 +116,8 @@ def find_diagnostics(
             if in_noncode(off):
                 continue
             name = m.group().decode("ascii")
-            if name in keep or name in BUILTIN_KEEP or KEPT_LIBRARY_NAME.match(name):
+            if name in keep or name in BUILTIN_KEEP or name in PRAGMA_WORDS \
+                    or KEPT_LIBRARY_NAME.match(name):  # nvcc's pragmas: MP1015
                 continue
             gone = no_counterpart.family(name)
             if gone is not None:

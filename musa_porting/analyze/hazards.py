@@ -26,6 +26,7 @@ from .features import feature_hazards
 from .fp64 import fp64_hazards
 from .host_code import HIP, HOST, is_host_file
 from .offsets import EditMap
+from .pragmas import pragma_hazards
 from .ptx import ptx_hazards
 from .renamed import renamed_hazards
 from .scan import PLATFORM_KEYS, Hazard, Scan
@@ -36,7 +37,7 @@ from .warp import warp_size
 # Checks run on every file, and those about warps (only for arches with wide warps).
 CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
     ptx_hazards, version_hazards, name_hazards, feature_hazards, renamed_hazards,
-    device_api_hazards, shared_memory.shared_memory, fp64_hazards)
+    device_api_hazards, pragma_hazards, shared_memory.shared_memory, fp64_hazards)
 WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
 # The words the checks look for, found in one pass over each file (scan.hits); the
 # enable-macro gates' too (``find_diagnostics`` reads them off the same pass).

@@ -9,7 +9,9 @@ extension), each with near misses that must stay silent:
 - an include the port made the same as an earlier one (MP1014), not a header the source
   includes twice, nor two headers that stay two on MUSA;
 - a cuDNN name renamed to a muDNN C name torch_musa's code does not use (MP2204), not
-  the handle type torch_musa's code has (``mudnnHandle_t``)."""
+  the handle type torch_musa's code has (``mudnnHandle_t``);
+- nvcc's own pragmas (MP1015), the guard above them within a line, not ``#pragma once``,
+  ``unroll``, ``pack`` nor a pragma in a comment."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from musa_porting.report.json_report import report_dict
 from musa_porting.report.sarif import sarif_dict
 
 SRC = FIXTURES / "hand_work_n_m"
-IDS = ("MP1014", "MP2009", "MP2203", "MP2204")
+IDS = ("MP1014", "MP1015", "MP2009", "MP2203", "MP2204")
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +70,24 @@ def test_cudnn_calls_but_not_the_handle_torch_musa_has(result):
     assert "mudnnTensorDescriptor_t" in msg and "muHandle" in msg
 
 
+def test_nvcc_pragmas_but_not_the_pragmas_every_compiler_has(result):
+    assert _found(result, "MP1015") == [
+        ("tensor_math/include/host_device.h", 4),  # nv_diag_suppress under #if defined(__NVCC__)
+        ("tensor_math/include/host_device.h", 18),  # hd_warning_disable (not the comment, 17)
+        ("tensor_math/src/reduce.cu", 4),  # diag_suppress, the older spelling
+        ("tensor_math/src/reduce.cu", 11),  # nv_exec_check_disable
+    ]
+    diags = report_dict(result)["diagnostics"]
+    # one finding per pragma: the pragma's word is no unknown CUDA name besides
+    assert not [d for d in diags if d["id"] == "MP1002" and "tensor_math" in d["source_file"]]
+    assert {d["level"] for d in diags if d["id"] == "MP1015"} == {"note"}
+
+
 def test_each_site_is_its_own_sarif_result(result):
     results = sarif_dict(result)["runs"][0]["results"]
     per_site = sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
                       for r in results if r["ruleId"] in IDS)
     assert per_site == sorted([("MP2203", 6), ("MP2203", 8), ("MP2203", 5), ("MP2009", 11),
                                ("MP2009", 18), ("MP2009", 6), ("MP1014", 3), ("MP1014", 5),
-                               *(("MP2204", n) for n in (5, 6, 7, 10))])
+                               *(("MP2204", n) for n in (5, 6, 7, 10)),
+                               ("MP1015", 4), ("MP1015", 18), ("MP1015", 4), ("MP1015", 11)])

@@ -138,6 +138,17 @@ CHECKS = (
               "`#if` that chose between the two, where there is one).",
           instead="Drop the second include.",
           fixed="#include <torch_musa/csrc/aten/musa/MUSAContext.h>"),
+    Check("MP1015", "nvcc-pragma", "note", False,
+          "An nvcc pragma in a ported file: `#pragma nv_diag_suppress` (and `nv_diag_default`, "
+          "`nv_diag_warning`, `nv_diag_error`, `nv_diag_once`, `nv_diagnostic`), its older "
+          "spelling `diag_suppress`, `hd_warning_disable`, `nv_exec_check_disable`. A note at "
+          "each pragma.", "#pragma nv_diag_suppress 177", family="residuals",
+          why="These pragmas are nvcc's own and name nvcc's diagnostic numbers (CUDA Compiler "
+              "Driver NVCC documentation); MUSA's compiler is not nvcc and ignores them, so "
+              "the warnings they silenced come back. An `#if defined(__NVCC__)` around them "
+              "became `__MUSACC__`, which turns them on for MUSA.",
+          instead="Drop the pragma (or its guard) from the MUSA build, or write the compiler's "
+                  "own (`#pragma clang diagnostic ignored \"-W...\"`)."),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu).",
