@@ -27,15 +27,18 @@ _MEMBER, _MEMBER_CALL = "is_cuda", "is_cuda()"
 _PROP_DECL = re.compile(rb"\b\w*DeviceProp\b\s*(?:const\s*)?[*&]?\s*(?:const\s*)?([A-Za-z_]\w*)")
 _PROP_BOUND = re.compile(rb"\b([A-Za-z_]\w*)\s*=\s*(?:[\w:]+::)?get(?:Current)?DeviceProperties\s*\(")
 _PROP_CALL = rb"(?:[\w:]+::)?get(?:Current)?DeviceProperties\s*\([^()]*\)"
-# A variable a compute-capability attribute query fills (``&major, ...ComputeCapabilityMajor``).
-_ATTR_BOUND = re.compile(rb"&\s*([A-Za-z_]\w*)\s*,\s*\w*ComputeCapability(?:Major|Minor)\b")
+# A variable a compute-capability attribute query fills (``&major, ...ComputeCapabilityMajor``,
+# the driver's ``&major, ..._ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR``).
+_ATTR_BOUND = re.compile(rb"&\s*([A-Za-z_]\w*)\s*,\s*\w*(?:ComputeCapability(?:Major|Minor)"
+                         rb"|COMPUTE_CAPABILITY_(?:MAJOR|MINOR))\b")
 _COMPARED = re.compile(rb"(?:[<>]=?|[!=]=)\s*\(?\s*\d|\d\s*\)?\s*(?:[<>]=?|[!=]=)|\*\s*10\b|\*\s*100\b")
 
 
 def device_api_hazards(scan: Scan) -> Iterator[Hazard]:
     yield from _member_checks(scan)
     out = scan.out
-    if (b"major" in out or b"minor" in out) and (b"DeviceProp" in out or b"ComputeCapability" in out):
+    if (b"major" in out or b"minor" in out) and (
+            b"DeviceProp" in out or b"ComputeCapability" in out or b"COMPUTE_CAPABILITY" in out):
         yield from _capability_checks(scan)
 
 

@@ -51,6 +51,8 @@ def test_compute_capability_comparisons_but_not_prints_or_other_versions(result)
     assert _found(result, "MP2009") == [
         ("attn_kernels/src/dispatch.cu", 11),  # prop.major >= 8
         ("attn_kernels/src/dispatch.cu", 18),  # cc_major * 10 + cc_minor (attribute-filled)
+        ("attn_kernels/src/driver_probe.cpp", 8),  # the driver's attribute, major == 9
+        ("attn_kernels/src/driver_probe.cpp", 9),  # minor >= 0 (not where they are queried)
         ("attn_kernels/src/torch_side.cpp", 6),  # props->major == 9 (torch's query)
     ]  # not the printf of prop.major (10), nor LibVersion's v.major >= 2 (21)
 
@@ -88,6 +90,7 @@ def test_each_site_is_its_own_sarif_result(result):
     per_site = sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
                       for r in results if r["ruleId"] in IDS)
     assert per_site == sorted([("MP2203", 6), ("MP2203", 8), ("MP2203", 5), ("MP2009", 11),
-                               ("MP2009", 18), ("MP2009", 6), ("MP1014", 3), ("MP1014", 5),
+                               ("MP2009", 18), ("MP2009", 6), ("MP2009", 8), ("MP2009", 9),
+                               ("MP1014", 3), ("MP1014", 5),
                                *(("MP2204", n) for n in (5, 6, 7, 10)),
                                ("MP1015", 4), ("MP1015", 18), ("MP1015", 4), ("MP1015", 11)])

@@ -69,7 +69,8 @@ CHECKS = (
           "A device's compute capability compared with a number or made an SM number: the "
           "`major`/`minor` of a `cudaDeviceProp` (`prop.major >= 8`), of torch's "
           "`getCurrentDeviceProperties()`, or a variable the `ComputeCapabilityMajor`/`Minor` "
-          "attribute filled (`major * 10 + minor >= 80`); one finding per line.",
+          "attribute (or the driver's `..._COMPUTE_CAPABILITY_MAJOR`) filled "
+          "(`major * 10 + minor >= 80`); one finding per line.",
           "if (prop.major >= 8) use_bf16 = true;", family="version-checks",
           why="The query ports by name (`musaGetDeviceProperties`), but on MUSA a device's "
               "`major.minor` is its MUSA arch (2.1, 2.2, 3.1 for mp_21, mp_22, mp_31), not "
