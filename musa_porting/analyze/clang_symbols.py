@@ -198,7 +198,7 @@ class ClangIndexer:
             return lexed
         defs = [d for d in self._defs.get(rel, []) if words.vocabulary.rename(d.name) is not None]
         return FileSymbols(sorted(defs, key=lambda d: (d.line, d.column)), lexed.taken,
-                           exported=lexed.exported, uses=lexed.uses)
+                           exported=lexed.exported, uses=lexed.uses, like=lexed.like)
 
 
 def _kind(ci, c) -> str | None:

@@ -1,10 +1,12 @@
 """Code gated on a project's CUDA enable macro (MP1011): ``#ifdef WITH_CUDA``,
-``#if defined(MMCV_WITH_CUDA)``, ``#if USE_CUDA``, once per file, at its first gate.
+``#if defined(MMCV_WITH_CUDA)``, ``#if USE_CUDA``: a warning at a file's first gate (what
+the MUSA build must define is one decision per file) and a note at each other gate, so an
+editor marks every one (the text views fold them into the warning, ``notes.py``).
 
 Human porters add a MUSA guard or branch beside such gates. The port renames the macro
 where the build defines it (a build macro of the project plan, ``analyze/build_symbols``)
 or where a rule names it, so the CUDA branch compiles for MUSA as it is; the finding
-says so, with the MUSA macro the ported build defines, and lists the file's other gates.
+says so, with the MUSA macro the ported build defines.
 A gate on an enable macro that no build file of the tree defines and no rule renames is
 reported too: the MUSA build must define it.
 
@@ -28,6 +30,7 @@ from .literals import occurrences
 from .offsets import EditMap
 
 BUILD_MACRO = "build macro"  # analyze.build_symbols.KIND
+NOTE = "note"
 _VENDORS = ("CUDA", "MUSA", "CUDNN", "MUDNN", "NCCL", "MCCL", "CUBLAS", "MUBLAS", "CUPTI", "MUPTI",
             "NVTX", "MTTX")
 _SWITCHES = ("WITH", "USE", "ENABLE", "HAVE", "HAS", "BUILD")
@@ -57,8 +60,8 @@ def _is_enable(name: str) -> bool:
 def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
                   plan: ProjectPlan | None,
                   hits: Mapping[bytes, Sequence[int]] | None = None) -> list[Diagnostic]:
-    """The first gate of ``out`` (the ported text of ``src``) on an enable macro, with
-    the file's other gates in its message; none when it has no such gate. ``hits`` are
+    """Each gate of ``out`` (the ported text of ``src``) on an enable macro, one per line:
+    the first a warning, the others notes; none when it has no such gate. ``hits`` are
     where ``KEYS`` occur in ``out``, when a scan of the file has found them."""
     if b"#" not in out:  # no directive, no gate
         return []
@@ -85,22 +88,26 @@ def gate_findings(src: bytes, out: bytes, edits: Sequence[Edit] | EditMap,
     gates = sorted(first.values())  # where each gate's macro stands in ``out``
     if not gates:
         return []
-    at = gates[0]
-    name = _NAME.match(out, at).group().decode("ascii")
     emap = emap or (edits if isinstance(edits, EditMap) else EditMap(edits))
-    i = bisect_left(emap.out_starts, at)
-    e = emap.edits[i] if i < len(emap.edits) and emap.out_starts[i] == at else None
-    lines = Lines(out)
-    gate_lines = sorted({lines.position(g)[0] for g in gates})
-    line, col = lines.position(at)
-    s_line, s_col = Lines(src).position(emap.to_src(at))
-    where = ", ".join(map(str, gate_lines[:12])) + (", ..." if len(gate_lines) > 12 else "")
-    n = len(gate_lines)
-    gates_here = f"{n} gates (lines {where})" if n != 1 else f"gate (line {where})"
-    rest = (f"check the code behind this file's {gates_here} on MUSA, and add a MUSA branch "
-            "where it cannot run there")
-    return [Diagnostic("MP1011", name, line, col, s_line, s_col,
-                       _message(name, e, plan) + rest)]
+    lines, src_lines = Lines(out), Lines(src)
+    found = []
+    first_line = 0
+    for at in gates:
+        line, col = lines.position(at)
+        name = _NAME.match(out, at).group().decode("ascii")
+        i = bisect_left(emap.out_starts, at)
+        e = emap.edits[i] if i < len(emap.edits) and emap.out_starts[i] == at else None
+        s_line, s_col = src_lines.position(emap.to_src(at))
+        if not found:
+            first_line = line
+            rest = ("check the code behind this gate on MUSA, and add a MUSA branch where it "
+                    "cannot run there")
+        else:
+            rest = (f"check the code behind it too (this file's first gate, line {first_line}, "
+                    "is the warning)")
+        found.append(Diagnostic("MP1011", name, line, col, s_line, s_col,
+                                _message(name, e, plan) + rest, 0, NOTE if found else ""))
+    return found
 
 
 def _message(name: str, e: Edit | None, plan: ProjectPlan | None) -> str:

@@ -25,6 +25,7 @@ from .features import unported_note
 from .hazards import new_scan, scan_hazards
 from .include_findings import include_findings
 from .offsets import EditMap
+from .pragmas import WORDS as PRAGMA_WORDS
 from .residuals import BUILTIN_KEEP, CUDA_HEADER_RE, Knowledge, residual_matches
 
 # Findings kept per file, in file order; beyond them only a count per ID is kept, so a
@@ -59,8 +60,8 @@ def find_diagnostics(
     ``limit`` findings (in file order) are built; the rest are counted per ID into
     ``dropped``. ``target`` (the run's arches) and ``rel`` (the file's path, which says
     whether it is a host source) and ``defined`` (the names the tree defines) are for the
-    hazards. The first enable-macro gate (MP1011, ``enable_macros``; ``plan`` says which
-    macros the port renamed) comes too, found in the hazards' pass over ``out``.
+    hazards. The enable-macro gates (MP1011, ``enable_macros``; ``plan`` says which macros
+    the port renamed) come too, found in the hazards' pass over ``out``.
     """
     lexed = lexed if lexed is not None else lexer.Lexed(src)
     residuals = residual_matches(out)
@@ -106,6 +107,7 @@ def find_diagnostics(
 
     def residuals_raw() -> Iterator[tuple[int, str, str, str]]:
         keep, known = knowledge.keep, knowledge.known
+        own = plan.names() if plan is not None else frozenset()
         gone_at = -1  # the end of the line of the last MP2109: one per line
         # One scan of the whole text (a scan per stretch of code between comments cost
         # more); what starts in a comment, a string or an include is dropped.
@@ -114,7 +116,8 @@ def find_diagnostics(
             if in_noncode(off):
                 continue
             name = m.group().decode("ascii")
-            if name in keep or name in BUILTIN_KEEP or KEPT_LIBRARY_NAME.match(name):
+            if name in keep or name in BUILTIN_KEEP or name in PRAGMA_WORDS \
+                    or KEPT_LIBRARY_NAME.match(name):  # nvcc's pragmas: MP1015
                 continue
             gone = no_counterpart.family(name)
             if gone is not None:
@@ -127,7 +130,7 @@ def find_diagnostics(
                 yield (off, "MP1001", name,
                        f"'{name}' is a CUDA API with no MUSA equivalent here{unported_note(name)}"
                        + (f": {note}" if note else ""))
-            else:
+            elif name not in own:  # the tree's own name: reported where it is defined
                 yield (off, "MP1002", name, f"'{name}' looks like CUDA and is not ported")
 
     hazards_raw = [(h.start, h.id, _text(out, h.start, h.end), h.message)

@@ -1,7 +1,8 @@
-"""Double precision in device code (MP2006): one finding per file, where the first
-device function that spells ``double`` (in its parameters or body) does; the message
-counts the others. Enabling fp64 for an mp_21 build is one decision per file, and
-converting to float starts where the first use is.
+"""Double precision in device code (MP2006): a warning where the first device function
+that spells ``double`` (in its parameters or body) does, and a note where each other one
+does. Enabling fp64 for an mp_21 build is one decision per file, and converting to float
+starts where the first use is; the notes mark every function the decision touches (the
+text views fold them into the warning).
 
 Patterns from public CUDA code: geometry kernels in mmcv and detectron2 that
 accumulate in ``double`` (IoU and polygon areas), ``atomicAdd(double*, double)``
@@ -45,9 +46,16 @@ def fp64_hazards(scan: Scan) -> Iterator[Hazard]:
              "runs it slowly" if "mp_21" in scan.target.arches else "on mp_21 (MTT S80/S3000) "
              "fp64 must be enabled for the build and is slow; other MUSA arches may run it "
              "slowly too")
-    kind = "kernel" if f.kind == "global" else "device function"
-    name = f" '{f.name}'" if f.name else ""
-    more = f" (and {len(uses) - 1} more device functions of this file)" if len(uses) > 1 else ""
     yield Hazard("MP2006", m.start(), m.end(),
-                 f"{kind}{name}{more} computes in double: {where}; use float where the "
-                 "precision allows")
+                 f"{_what(f)} computes in double: {where}; use float where the precision allows")
+    if len(uses) > 1:
+        line = code.count(b"\n", 0, m.start()) + 1
+        for g, n in uses[1:]:
+            yield Hazard("MP2006", n.start(), n.end(),
+                         f"{_what(g)} computes in double too (this file's first, line {line}, is "
+                         "the warning): use float here where the precision allows", level="note")
+
+
+def _what(f) -> str:
+    kind = "kernel" if f.kind == "global" else "device function"
+    return f"{kind} '{f.name}'" if f.name else kind

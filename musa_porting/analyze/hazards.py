@@ -26,16 +26,18 @@ from .features import feature_hazards
 from .fp64 import fp64_hazards
 from .host_code import HIP, HOST, is_host_file
 from .offsets import EditMap
+from .pragmas import pragma_hazards
 from .ptx import ptx_hazards
 from .renamed import renamed_hazards
 from .scan import PLATFORM_KEYS, Hazard, Scan
+from .torch_device import device_api_hazards
 from .versions import version_hazards
 from .warp import warp_size
 
 # Checks run on every file, and those about warps (only for arches with wide warps).
 CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (
     ptx_hazards, version_hazards, name_hazards, feature_hazards, renamed_hazards,
-    shared_memory.shared_memory, fp64_hazards)
+    device_api_hazards, pragma_hazards, shared_memory.shared_memory, fp64_hazards)
 WARP_CHECKS: tuple[Callable[[Scan], Iterable[Hazard]], ...] = (warp_size, block_size)
 # The words the checks look for, found in one pass over each file (scan.hits); the
 # enable-macro gates' too (``find_diagnostics`` reads them off the same pass).
@@ -90,9 +92,10 @@ def scan_hazards(scan: Scan) -> list[Hazard]:
 # statement, also the several of one line or of one macro's body.
 EVERY_STATEMENT = frozenset({"MP2001"})
 # Checks that say one thing per line whatever names they quote (a VMM call and the
-# handle type among its arguments are one place to rewrite).
+# handle type among its arguments are one place to rewrite), at each level (a type's
+# first use in a file, a warning, beside another's later use, a note).
 ONE_PER_LINE = frozenset({"MP1012", "MP2015", "MP2016", "MP2106", "MP2110", "MP2111", "MP2113",
-                          "MP2114", "MP2201", "MP2202"})
+                          "MP2114", "MP2201", "MP2202", "MP2204"})
 
 
 def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
@@ -114,7 +117,7 @@ def _first_per_line(out: bytes, hazards: list[Hazard]) -> Iterator[Hazard]:
             at = macros.at(h.start)
             if at is not None:
                 where = -at - 1
-        key = (h.id, where, "") if h.id in ONE_PER_LINE else \
+        key = (h.id, where, h.level) if h.id in ONE_PER_LINE else \
             (h.id, where, _QUOTED.sub("", h.message)) if h.id not in EVERY_STATEMENT \
             else (h.id, h.start, "")
         if key in seen or (h.id, h.start) in places:

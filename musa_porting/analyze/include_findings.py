@@ -46,8 +46,13 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
     person: ``skip`` says which to leave (protected, a file of the tree, MP1003's). It is
     asked only of an include that would be reported: it resolves the target in the tree,
     and a file's includes are mostly fine."""
+    first: dict[str, tuple[str, int]] = {}  # a target: its include's source text, its line
     for inc in includes:
         target = inc.target
+        merged = _merged(emap, inc, first)
+        if merged is not None and not skip(inc):
+            yield inc.start, "MP1014", target, merged
+            continue
         gone = no_counterpart.header(target)
         rule = _unknown_header(emap, inc.start - 1) if gone is None else None
         if gone is None and rule is None and _ANY_NO_TWIN.match(target) is None:
@@ -70,6 +75,21 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
             if pattern.search(target):
                 yield inc.start, "MP1013", target, f"'{target}' is {what}: {_INSTEAD}"
                 break
+
+
+def _merged(emap: EditMap, inc: Include, first: dict[str, tuple[str, int]]) -> str | None:
+    """What to say of an include of a header a former include of the file already
+    includes, when the port made them one (their source texts differ); None otherwise."""
+    e = emap.edit_at(inc.start - 1)
+    was = e.old.strip('<>"') if e is not None and e.old[:1] in "<\"" else inc.target
+    seen = first.get(inc.target)
+    if seen is None:
+        first[inc.target] = (was, inc.line)
+        return None
+    if seen[0] == was:
+        return None  # included twice in the source too: not the port's doing
+    return (f"'{inc.target}' (was '{was}') is included already, on line {seen[1]} (was "
+            f"'{seen[0]}'): the two CUDA headers are one on MUSA; drop this include")
 
 
 def _unknown_header(emap: EditMap, at: int) -> tuple[str, str] | None:

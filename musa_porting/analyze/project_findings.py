@@ -2,7 +2,10 @@
 (MP1004, a note) and each name whose MUSA name is taken (MP1005, a warning), at its
 first definition site, so the reports and SARIF show where every rename comes from; each
 name kept because Python calls it (MP1007, a note) or renamed all the same (MP1008, a
-warning) at its binding; and each CUDA arch number turned into a MUSA one (MP3104)."""
+warning) at its binding; each name the tree defines that looks like CUDA's with no
+vocabulary word in it (MP1002, a note: the project's own, kept; its uses are no residual);
+each rename to a MUSA name of unknown status (MP1010, a note);
+and each CUDA arch number turned into a MUSA one (MP2008)."""
 
 from __future__ import annotations
 
@@ -61,6 +64,12 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
                 msg = (f"'{item.old}' is exported to Python ({site.kind}): kept, not renamed to "
                        f"'{item.new}'; --rename-exported renames it and the run's Python callers")
             out.append(Diagnostic("MP1007", item.old, site.line, col, site.line, site.column, msg))
+        elif what == "own":
+            msg = (f"'{item.old}' ({site.kind}) is defined in the tree: the project's own name, "
+                   "though it looks like CUDA's; kept as it is, and its uses are not reported "
+                   "(a rule renames it, if MUSA code should name it otherwise)")
+            out.append(Diagnostic("MP1002", item.old, site.line, col, site.line, site.column, msg,
+                                  0, "note"))
         elif what == "exported":
             msg = (f"'{item.old}' is exported to Python ({site.kind}) and renamed to '{item.new}' "
                    f"(--rename-exported): the Python files of this run follow; callers outside "
@@ -73,34 +82,23 @@ def project_findings(rel: str, plan: ProjectPlan | None, edits: Sequence[Edit]) 
     return out
 
 
-UNATTESTED_SHOWN = 8  # names listed in a file's MP1010 note before "and N more"
-
-
 def unattested_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
-    """One MP1010 note per file, at the first rename to a MUSA name of unknown status
-    (a table entry the naming pattern made), listing every such rename of the file."""
-    renames: dict[tuple[str, str], int] = {}
-    first: Edit | None = None
+    """An MP1010 note at each rename to a MUSA name of unknown status (a table entry the
+    naming pattern made): the text views list a file's in one note (``notes.py``)."""
+    out = []
+    growth: dict[int, tuple[list[int], list[int]]] | None = None
     for e in edits:
         rule = e.rule
         if getattr(rule, "status", None) != "unknown" or getattr(rule, "family", "") == "user":
             continue
-        if first is None or (e.line, e.column) < (first.line, first.column):
-            first = e
-        renames[(e.old, e.new)] = renames.get((e.old, e.new), 0) + 1
-    if first is None:
-        return []
-    shown = [f"{old} -> {new}" + (f" ({n}x)" if n > 1 else "")
-             for (old, new), n in sorted(renames.items())]
-    more = len(shown) - UNATTESTED_SHOWN
-    listed = ", ".join(shown[:UNATTESTED_SHOWN]) + (f", and {more} more" if more > 0 else "")
-    one = len(renames) == 1
-    what = "1 name renamed to a MUSA name" if one else f"{len(renames)} names renamed to MUSA names"
-    msg = (f"{what} of unknown status (made by the naming pattern; no vendor table or source "
-           f"shows {'it' if one else 'them'}): {listed}; check {'it' if one else 'them'} in "
-           "your MUSA SDK's headers")
-    col = _out_column(first.line, first.column, _growth_by_line(edits))
-    return [Diagnostic("MP1010", first.old, first.line, col, first.line, first.column, msg)]
+        if growth is None:
+            growth = _growth_by_line(edits)
+        col = _out_column(e.line, e.column, growth)
+        out.append(Diagnostic("MP1010", e.new, e.line, col, e.line, e.column,
+                              f"'{e.new}' (was '{e.old}') is a MUSA name of unknown status: the "
+                              "naming pattern made it and no vendor table or source shows it; "
+                              "check it in your MUSA SDK's headers", 0, "note"))
+    return out
 
 
 def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:

@@ -1,9 +1,10 @@
 """What the port renamed but a rename does not settle, read off the edits and their
 rules' status: a PyTorch name torch_musa does not use (MP1012), a low-precision type or
-conversion the vendor's tables do not give (MP2016, at its first use in a file: an FP8
-kernel names its vector types on every line), cuBLAS calls with type and algorithm enums or
-names the vendor does not give (MP2201), NCCL names torch_musa's MCCL code does not use
-(MP2202).
+conversion the vendor's tables do not give (MP2016: a warning at its first use in a file,
+a note at each other, as an FP8 kernel names its vector types on every line), cuBLAS
+calls with type and algorithm enums or names the vendor does not give (MP2201), NCCL
+names torch_musa's MCCL code does not use (MP2202), cuDNN names renamed to muDNN C names
+torch_musa's code does not use (MP2204: it calls muDNN through its C++ classes).
 
 Patterns from public CUDA code: PyTorch extensions (``ScalarTypeToCudaDataType``),
 FP8 quantization kernels (``__nv_cvt_float2_to_fp8x2``), transformer GEMMs
@@ -22,7 +23,7 @@ from collections.abc import Iterator
 from .code_view import match
 from .scan import Hazard, Scan
 
-FAMILIES = frozenset(("pytorch", "fp16_bf16", "cublas", "runtime", "nccl"))
+FAMILIES = frozenset(("pytorch", "fp16_bf16", "cublas", "runtime", "nccl", "cudnn"))
 _GEMM_EX = re.compile(r"^cublas\w*[Gg]emm\w*Ex(?:_64)?$")
 _LT_MATMUL = re.compile(r"^cublasLtMatmul$")
 _BLAS_NAME = re.compile(r"^(?:cublas|CUBLAS|CUDA_[RC]_)")
@@ -31,6 +32,8 @@ _ENUM = re.compile(r"^(?:MUSA_[RC]_\w+|MUBLAS_COMPUTE_\w+|MUBLAS_GEMM_\w+)$")
 _TYPED = "mublasSgemm, mublasDgemm, mublasCgemm, mublasZgemm and their StridedBatched forms"
 _MCCL_USED = ("mcclCommInitRank, mcclCommAbort, mcclGroupStart/mcclGroupEnd, mcclAllReduce, "
               "mcclAllGather, mcclReduceScatter, mcclBroadcast, mcclSend, mcclRecv")
+_MUDNN_USED = "the names its sources use are muHandle, muTensor and mudnn, from " \
+    "torch_musa/csrc/aten/mudnn/Handle.h"
 NAMES_FILE = "torch_musa_names.txt"
 VENDOR = "vendor"
 
@@ -46,7 +49,7 @@ def torch_musa_names() -> frozenset[str]:
 
 def renamed_hazards(scan: Scan) -> Iterator[Hazard]:
     edits = scan.edits
-    types: set[str] = set()  # the low-precision names reported in this file: once each
+    types: dict[str, int] = {}  # the low-precision names of this file: the line of each's first
     for i, e in enumerate(edits.edits):
         rule = e.rule
         family = getattr(rule, "family", None)
@@ -60,18 +63,31 @@ def renamed_hazards(scan: Scan) -> Iterator[Hazard]:
                              "use: it may not exist there; write it out with what torch_musa has",
                              device=False)
         elif family == "fp16_bf16":
-            if rule.status == "unknown" and e.old not in types:
-                types.add(e.old)
+            if rule.status != "unknown":
+                continue
+            if e.old not in types:
+                types[e.old] = scan.out.count(b"\n", 0, start) + 1
                 yield Hazard("MP2016", start, end, f"{was} is not in the vendor's tables (they "
                              "name __mt_bfloat16, __mt_fp8_e4m3 and __mt_fp8_e5m2): MUSA's "
                              "headers may not declare it; convert through the types they name",
                              device=False)
+            else:
+                yield Hazard("MP2016", start, end, f"{was} again (its first use in this file, "
+                             f"line {types[e.old]}, is the warning): rewrite it here too",
+                             device=False, level="note")
         elif family == "nccl":
             if e.new not in torch_musa_names():
                 yield Hazard("MP2202", start, end, f"{was} is not among the MCCL names "
                              f"torch_musa's sources use ({_MCCL_USED}): MCCL may lack it or "
                              "its options; use those calls, or guard it with MCCL_MAJOR/"
                              "MCCL_MINOR", device=False)
+        elif family == "cudnn":
+            if e.new not in torch_musa_names():
+                yield Hazard("MP2204", start, end, f"{was}: torch_musa's sources call muDNN "
+                             f"through its C++ API ({_MUDNN_USED}), never by cuDNN's C names "
+                             "with the prefix changed; check that your SDK's mudnn.h declares "
+                             "it, or rewrite the call with muDNN's operator classes",
+                             device=False)
         elif not e.old.startswith(_BLAS_PREFIXES):  # (most edits: read no further)
             continue
         elif _GEMM_EX.match(e.old) or _LT_MATMUL.match(e.old):

@@ -49,6 +49,13 @@ _HEADS = sorted({
     *("NV" + c for c in _W_CHARS)})
 _IDENT = frozenset(_W_CHARS.encode())
 _heads_automaton = None
+# The heads of names that look like CUDA's without a vocabulary word in them (``NVPF_CHECK``,
+# ``cuSPH_Grid``, ``nv_clamp``): the symbol index looks for the tree's definitions of
+# such names apart (``analyze/symbols.py``), as the vocabulary's finder does not see them.
+_WORDY = ("cuda", "cublas", "curand", "cusparse", "cufft", "cusolver", "cudnn", "nccl", "cupti",
+          "nvtx", "cutlass", "__cuda")
+_LIKE_HEADS = [h for h in _HEADS if not h.lower().startswith(_WORDY)]
+_like_automaton = None
 
 
 def _automaton():
@@ -67,6 +74,36 @@ def _automaton():
                 _heads_automaton = ahocorasick_rs.BytesAhoCorasick(
                     [h.encode() for h in heads], implementation=ahocorasick_rs.Implementation.DFA)
     return _heads_automaton
+
+
+def like_matches(data: bytes) -> list[re.Match[bytes]]:
+    """The matches of ``RESIDUAL_RE`` that start with a head holding no vocabulary word
+    (``NV...``, ``cu[A-Z]...``, ``nv_...``): where names that look like CUDA's but that
+    no vocabulary word finds stand (a few others too: the caller checks the name)."""
+    global _like_automaton
+    if _like_automaton is None:
+        _like_automaton = False
+        if _automaton():
+            import ahocorasick_rs
+
+            heads = [h for h in _LIKE_HEADS
+                     if not any(o != h and h.startswith(o) for o in _LIKE_HEADS)]
+            _like_automaton = ahocorasick_rs.BytesAhoCorasick(
+                [h.encode() for h in heads], implementation=ahocorasick_rs.Implementation.DFA)
+    if not _like_automaton:
+        return residual_matches(data)
+    out = []
+    match = RESIDUAL_RE.match
+    ident = _IDENT
+    last = -1
+    for _, s, _e in _like_automaton.find_matches_as_indexes(data, overlapping=True):
+        if s == last or (s and data[s - 1] in ident):
+            continue
+        last = s
+        m = match(data, s)
+        if m is not None:
+            out.append(m)
+    return out
 
 
 def residual_matches(data: bytes) -> list[re.Match[bytes]]:

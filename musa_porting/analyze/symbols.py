@@ -16,12 +16,14 @@ back end behind the same ``FileSymbols`` result.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from sys import intern  # the same few used names in every file of a large tree
 
 from ..port.cxx import lexer
 from ..port.lines import Lines
 from . import exported as exported_names
+from .residuals import like_matches
 from .statements import Statements
 from .word_finder import WordFinder
 
@@ -40,7 +42,7 @@ KEYWORDS = frozenset((
 _TYPE_WORDS = frozenset("auto bool char double float int long short signed unsigned void const "
                         "volatile".split())
 _AFTER_DECLARED = frozenset(("=", ";", ",", ")", "[", "{", ":"))
-_DEF_NEXT = frozenset((b"(", b"=", b";", b",", b")", b"[", b"{", b":", b"f"))
+_DEF_NEXT = frozenset((b"(", b"=", b";", b",", b")", b"[", b"{", b"}", b":", b"f"))
 _FUNCTION_TRAILERS = frozenset(("const", "noexcept", "override", "final", "volatile", "mutable",
                                 "throw", "&", "&&", "->", "__attribute__", "try"))
 
@@ -75,6 +77,9 @@ class FileSymbols:
     # The extension modules a build file names: [glob, line, column, how]
     # (analyze/module_names.py).
     modules: list[list] = field(default_factory=list)
+    # Its definitions of names that look like CUDA's but hold no vocabulary word
+    # (``NVPF_CHECK``, ``cuSPH_Grid``): the tree's own, kept as they are, and no residual.
+    like: list[Definition] = field(default_factory=list)
 
     def to_json(self) -> dict:
         # "exports": the key of an index that knows every form of op registration and
@@ -87,13 +92,16 @@ class FileSymbols:
             out["uses"] = self.uses
         if self.note:
             out["note"] = self.note
+        if self.like:
+            out["like"] = [d.to_list() for d in self.like]
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> FileSymbols:
         return cls([Definition(*d) for d in data.get("defs", [])], list(data.get("taken", [])),
                    data.get("note", ""), [list(x) for x in data.get("exports", [])],
-                   list(data.get("uses", [])), [list(x) for x in data.get("modules", [])])
+                   list(data.get("uses", [])), [list(x) for x in data.get("modules", [])],
+                   [Definition(*d) for d in data.get("like", [])])
 
 
 def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
@@ -249,63 +257,91 @@ def _function(ix: Statements, paren: int, prev: str, prev_at: int) -> str | None
 def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbols:
     """Index one C/C++/CUDA file with the lexer back end. ``words`` finds names with
     a CUDA word (candidates to rename), ``target`` names with a MUSA word (what a
-    rename could collide with)."""
+    rename could collide with); names that look like CUDA's without a word are found
+    by the residuals' heads (``like_matches``)."""
     result = FileSymbols()
     low = data.lower()
     has_target, has_words = target.present(low), words.present(low)
-    if not (has_target or has_words):
+    like = like_matches(data)
+    if not (has_target or has_words or like):
         return result
-    code: bytes | None = None  # with comments and strings blanked: lexed on first need
-
-    def blanked() -> bytes:
-        nonlocal code
-        if code is None:
-            code = _blank(data, lexer.comment_and_string_spans(data, frozenset({"comments", "strings"})))
-        return code
-
+    defs = _Definer(data)
     # Names in comments, strings and include targets are neither defined nor taken.
     if has_target:
-        result.taken = sorted({name for _, _, name in target.identifiers(blanked(), low)})
+        result.taken = sorted({name for _, _, name in target.identifiers(defs.code(), low)})
+    rename = words.vocabulary.rename
+    if like:
+        seen: set[str] = set()  # one definition per name and file; a name with a word: below
+        for m in like:
+            d = defs.definition(m.start(), m.end(),
+                                lambda name: name not in seen and rename(name) is None)
+            if d is not None:
+                seen.add(d.name)
+                result.like.append(d)
     if not has_words:
         return result
     result.exported = [list(x) for x in exported_names.scan(data)]
-    enums: list[tuple[int, int]] | None = None
-    ix: Statements | None = None
-    defined: set[str] = set()
-    lines = Lines(data)
-    rename = words.vocabulary.rename
-    n = len(data)
+    defined: set[str] = set()  # one definition per name and file is enough
     named: set[bytes] = set()
     for s, e in words.spans(data, low):
         named.add(data[s:e])
-        # Most hits are uses: a definition is followed by one of ( = ; , ) [ { : or
-        # "final", or is a macro's name. A few byte checks settle most hits, before
-        # the file is lexed at all.
-        if data[e:e + 2] == b"::":
-            continue  # cuda::x is a use
-        q = e
-        while q < n and data[q] in _SPACE:
-            q += 1
-        if data[q:q + 1] not in _DEF_NEXT and not data[max(0, s - 12):s].rstrip().endswith(b"define"):
-            continue
         if 0x30 <= data[s] <= 0x39:
             continue
-        name = data[s:e].decode("ascii", "replace")
-        if name in defined or rename(name) is None:
-            continue  # one definition per name and file is enough
-        c = blanked()
-        if c[s:s + 1] == b" ":
-            continue  # in a comment or a string
-        if enums is None:
-            enums = _enum_bodies(c) if b"enum" in c else []
-        if ix is None:
-            ix = Statements(c)
-        kind = _classify(ix, s, e, enums)
-        if kind is None:
-            continue
-        defined.add(name)
-        result.defs.append(Definition(name, kind, *lines.position(s)))
+        d = defs.definition(s, e, lambda name: name not in defined and rename(name) is not None)
+        if d is not None:
+            defined.add(d.name)
+            result.defs.append(d)
     result.uses = sorted(u for u in (intern(b.decode("ascii", "replace")) for b in named
                                      if b[:1].isalpha()
                                      or b[:1] == b"_") if u not in defined and rename(u) is not None)
     return result
+
+
+class _Definer:
+    """Whether a name at a place of one file is defined there, with what the test needs
+    (the code with comments and strings blanked, its statements, its enum bodies) worked
+    out on first need."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._code: bytes | None = None
+        self._ix: Statements | None = None
+        self._enums: list[tuple[int, int]] | None = None
+        self._lines: Lines | None = None
+
+    def code(self) -> bytes:
+        if self._code is None:
+            self._code = _blank(self.data, lexer.comment_and_string_spans(
+                self.data, frozenset({"comments", "strings"})))
+        return self._code
+
+    def definition(self, s: int, e: int, wanted: Callable[[str], bool]) -> Definition | None:
+        """The definition of the name at ``data[s:e]``, or None for a use or a name not
+        ``wanted`` (asked only of a name that may be defined here)."""
+        data = self.data
+        # Most hits are uses: a definition is followed by one of ( = ; , ) [ { : or
+        # "final", or is a macro's name. A few byte checks settle most hits, before
+        # the file is lexed at all.
+        if data[e:e + 2] == b"::":
+            return None  # cuda::x is a use
+        q, n = e, len(data)
+        while q < n and data[q] in _SPACE:
+            q += 1
+        if data[q:q + 1] not in _DEF_NEXT and not data[max(0, s - 12):s].rstrip().endswith(b"define"):
+            return None
+        name = data[s:e].decode("ascii", "replace")
+        if not wanted(name):
+            return None
+        c = self.code()
+        if c[s:s + 1] == b" ":
+            return None  # in a comment or a string
+        if self._enums is None:
+            self._enums = _enum_bodies(c) if b"enum" in c else []
+        if self._ix is None:
+            self._ix = Statements(c)
+        kind = _classify(self._ix, s, e, self._enums)
+        if kind is None:
+            return None
+        if self._lines is None:
+            self._lines = Lines(data)
+        return Definition(name, kind, *self._lines.position(s))

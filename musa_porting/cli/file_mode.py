@@ -10,6 +10,7 @@ from collections.abc import Set
 
 import click
 
+from ..analyze.notes import grouped
 from ..errors import PortError
 from ..report.counts import fails_check
 from ..tree.options import PortOptions
@@ -27,7 +28,8 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
                   data: bytes | None = None) -> None:
     """Port ``opts.src`` (a file; with ``data``, those bytes as that file: standard
     input). Exit 1 when ``check`` is a level and findings fail it. ``fmt``: how the
-    findings are printed on stderr (text, github or grouped)."""
+    findings are printed on stderr (text, github or grouped; text and grouped sum up a
+    check's places as the summary does, github gives each its line)."""
     from ..report.diff import tree_diff
     from ..tree.result import DiffItem
     from ..tree.single_file import FilePorter
@@ -54,9 +56,9 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
         click.echo(w, err=True)
     shown = [d for d in ported.diagnostics if d.id not in suppressed]
     if not quiet and fmt == "text":
-        echo_findings(finding_line(path, d) for d in shown)
+        echo_findings(finding_line(path, d) for d in grouped(shown))
     elif not quiet and shown:
-        echo_findings(_formatted(path, shown, fmt))
+        echo_findings(_formatted(path, shown if fmt == "github" else grouped(shown), fmt))
     if diff is not None:
         if data is None:
             with open(path, "rb") as fh:

@@ -1,7 +1,8 @@
 """Findings as lines for a CI log or a reader, as ruff's ``--output-format`` prints
 them: ``github`` (workflow commands that GitHub Actions turns into annotations on the
-pull request's lines) and ``grouped`` (by file). Both point at the CUDA file and line,
-where the fix goes; notes (one per renamed name) only when asked for."""
+pull request's lines: one per place) and ``grouped`` (by file, summed up as the summary
+does). Both point at the CUDA file and line, where the fix goes; notes only when asked
+for."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Set
 from ..analyze.checks import Diagnostic
 from ..tree.result import FileOutcome, PortResult
 from .counts import findings
+from .grouping import grouped_view
 from .locations import relative_to, repository_root, shown_path
 
 GITHUB_LEVELS = {"error": "error", "warning": "warning", "note": "notice"}
@@ -54,7 +56,10 @@ def github_line(path: str, d: Diagnostic) -> str:
 
 def grouped_text(r: PortResult, suppress: Set[str] = frozenset(), notes: bool = False) -> str:
     """The findings under the CUDA file they are in, one line each (``  2:1  MP1002
-    unknown-cuda-name (warning, residual): ...``), files in path order."""
+    unknown-cuda-name (warning, residual): ...``), files in path order, summed up as a
+    person reads them (``grouping.py``: one note for a check's places that need no
+    change...). ``github`` gives every place its own line instead."""
+    r = grouped_view(r)
     by_file: dict[str, list[Diagnostic]] = {}
     for f, d in _shown(r, suppress, notes):
         by_file.setdefault(f.rel, []).append(d)

@@ -24,24 +24,33 @@ def findings(r: PortResult, suppress: Set[str] = frozenset()) -> list[tuple[File
     return out
 
 
-def _count(f: FileOutcome, ids: Set[str]) -> int:
+def _count(f: FileOutcome, ids: Set[str], notes: bool = True) -> int:
     """A file's findings with these IDs: the rows kept, and those beyond the cap per
-    file (analyze.findings.MAX_PER_FILE), which are only counted."""
+    file (analyze.findings.MAX_PER_FILE), which are only counted; with ``notes`` False,
+    not those reported at note level (a vendored library's: no residual of the project)."""
     rec = f.record
-    n = sum(map(ids.__contains__, map(_ID, rec.diagnostics))) if rec.diagnostics else 0
+    rows = rec.diagnostics
+    if not rows:
+        n = 0
+    elif notes:
+        n = sum(map(ids.__contains__, map(_ID, rows)))
+    else:
+        n = sum(1 for row in rows if row[0] in ids and (len(row) < 9 or row[8] != "note"))
     if rec.findings_dropped:
         n += sum(c for cid, c in rec.findings_dropped.items() if cid in ids)
     return n
 
 
 def residual_count(r: PortResult, suppress: Set[str] = frozenset()) -> int:
-    """Residuals left (counted on the stored rows: a large tree has thousands)."""
+    """Residuals left (counted on the stored rows: a large tree has thousands); a
+    residual reported as a note (in a vendored library) is not one."""
     ids = {cid for cid, c in CHECKS.items() if c.residual and cid not in suppress}
-    return sum(_count(f, ids) for f in r.files)
+    return sum(_count(f, ids, False) for f in r.files)
 
 
 def file_residuals(f: FileOutcome, suppress: Set[str] = frozenset()) -> int:
-    return _count(f, {cid for cid, c in CHECKS.items() if c.residual and cid not in suppress})
+    return _count(f, {cid for cid, c in CHECKS.items() if c.residual and cid not in suppress},
+                  False)
 
 
 def counts_by_id(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, int]:
@@ -117,7 +126,7 @@ def by_lang(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[s
         row["changed"] += 1 if f.edits else 0
         row["replacements"] += f.edits
         row["findings"] += _count(f, found)
-        row["residuals"] += _count(f, residuals)
+        row["residuals"] += _count(f, residuals, False)
     return dict(sorted(out.items()))
 
 

@@ -20,6 +20,7 @@ from .counts import (
     rate,
     residual_count,
 )
+from .grouping import grouped_view
 from .locations import finding_place, finding_text, shown_path
 from .shared import shared_files_text
 from .triage import triage_lines
@@ -53,7 +54,9 @@ def rules_text(r: PortResult) -> str:
 
 
 def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
-    """The one-line total (also what ``-q`` prints)."""
+    """The one-line total (also what ``-q`` prints), counting findings as the summary
+    shows them (``grouping.py``)."""
+    r = grouped_view(r)
     res = residual_count(r, suppress)
     verb = "would write" if r.dry_run else "written"
     py = by_lang(r, suppress).get("python")
@@ -77,7 +80,8 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
                   report_files: bool = False, max_findings: int | None = 200,
                   notes: bool = False) -> None:
     """A rich summary: tables, colours only on a terminal (rich decides). The findings
-    are listed up to ``max_findings`` (None: all), notes only with ``notes``."""
+    are listed up to ``max_findings`` (None: all), notes only with ``notes``; each file's
+    are summed up as a person reads them (``grouping.py``)."""
     from rich import box
     from rich.table import Table as RichTable
 
@@ -88,6 +92,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
             console.print(f"[bold]{title}[/bold]")
         return RichTable(box=style, **kw)
 
+    r = grouped_view(r)
     found = findings(r, suppress)
     res = residual_count(r, suppress)
     title = "Dry run of" if r.dry_run else "Ported"

@@ -8,6 +8,7 @@ from collections.abc import Set
 
 from ..analyze.checks import CHECKS, Diagnostic
 from ..tree.result import FileOutcome, PortResult
+from .grouping import grouped_view
 
 SHOWN = 10  # files listed; the rest are counted
 REASON = 110  # characters of a finding's message shown
@@ -15,7 +16,9 @@ REASON = 110  # characters of a finding's message shown
 
 def ranked(r: PortResult, suppress: Set[str] = frozenset()
            ) -> list[tuple[FileOutcome, int, int, Diagnostic]]:
-    """(file, errors, warnings, top finding) of each file with hand work, the most first."""
+    """(file, errors, warnings, top finding) of each file with hand work, the most first
+    (its findings summed up as the summary shows them)."""
+    r = grouped_view(r)
     rows = []
     for f in r.files:
         if not f.record.diagnostics and not f.record.findings_dropped:

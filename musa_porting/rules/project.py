@@ -156,7 +156,21 @@ class ProjectPlan:
     left: list[Collision] = field(default_factory=list)
     # Every extension module whose name holds a word: renamed on every side, or kept.
     modules: list[ModuleLink] = field(default_factory=list)
+    # Names the tree defines that look like CUDA's but hold no vocabulary word
+    # (``NVPF_CHECK``): its own, kept, at their first definition site.
+    own: dict[str, Site] = field(default_factory=dict)
     _by_file: dict | None = field(default=None, repr=False, compare=False)
+    _names: frozenset[str] | None = field(default=None, repr=False, compare=False)
+
+    def names(self) -> frozenset[str]:
+        """The names of the ported tree that are the tree's own: its CUDA-looking names,
+        the new names of its renames and the names it keeps (none is an unknown CUDA
+        name: its definition's finding says what the port did with it)."""
+        if self._names is None:
+            self._names = frozenset(
+                [*self.own, *(r.new for r in self.renames.values()),
+                 *(c.old for c in (*self.collisions, *self.kept, *self.left))])
+        return self._names
 
     def rules(self) -> dict[str, Rule]:
         """The renames as rules for the engine (family ``project``)."""
@@ -182,6 +196,8 @@ class ProjectPlan:
         for name, site in self.exported.items():
             r = self.renames[name]
             out.setdefault(site.file, []).append(("exported", Rename(r.old, r.new, [site])))
+        for name, site in self.own.items():
+            out.setdefault(site.file, []).append(("own", Collision(name, name, "", [site])))
         self._by_file = out
         return out
 
@@ -191,7 +207,8 @@ class ProjectPlan:
                 "kept": [c.to_json() for c in self.kept],
                 "left": [c.to_json() for c in self.left],
                 "exported": [[k, s.file, s.line, s.column, s.kind] for k, s in self.exported.items()],
-                "modules": [m.to_json() for m in self.modules]}
+                "modules": [m.to_json() for m in self.modules],
+                "own": [[k, s.file, s.line, s.column, s.kind] for k, s in self.own.items()]}
 
     @classmethod
     def from_json(cls, data: Mapping) -> ProjectPlan:
@@ -201,16 +218,18 @@ class ProjectPlan:
                    [Collision.from_json(c) for c in data.get("kept", [])],
                    {x[0]: Site(*x[1:]) for x in data.get("exported", [])},
                    [Collision.from_json(c) for c in data.get("left", [])],
-                   [ModuleLink.from_json(m) for m in data.get("modules", [])])
+                   [ModuleLink.from_json(m) for m in data.get("modules", [])],
+                   {x[0]: Site(*x[1:]) for x in data.get("own", [])})
 
     def module_renames(self) -> dict[str, str]:
         """The extension modules renamed by name (old -> new), for imports and loaders."""
         return {m.old: m.new for m in self.modules if m.new is not None and "*" not in m.old}
 
     def key(self) -> tuple:
-        """What decides the ported text (the sites do not)."""
-        return (tuple(sorted((r.old, r.new) for r in self.renames.values())),
-                tuple(sorted((m.old, m.new or "") for m in self.modules)))
+        """What decides the ported text and its residuals (the sites do not)."""
+        key = (tuple(sorted((r.old, r.new) for r in self.renames.values())),
+               tuple(sorted((m.old, m.new or "") for m in self.modules)))
+        return (*key, ("own", *sorted(self.own))) if self.own else key
 
 
 def plan_renames(defs: Mapping[str, list[Site]], taken: Set[str], vocabulary: Vocabulary, *,

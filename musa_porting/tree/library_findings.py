@@ -1,12 +1,15 @@
-"""The findings in a vendored Thrust, CUB or libcu++ (``vendored.py``), summed up: one
-finding per library (MP2007) in the run's result, not one per line.
+"""The findings in a vendored Thrust, CUB or libcu++ (``vendored.py``): notes, and one
+warning per library (MP2007) at its first finding.
 
 MUSA's SDK has drop-ins for Thrust and CUB under their own names (muThrust, muAlg), so a
 project's copy of them is rather replaced than ported line by line, and its thousands of
-findings would bury the project's own. The manifest keeps every finding of every file
-(a re-run that ports one file of the library again still sums up all of them): only the
-records the reports read are replaced by copies. A tree that is the library itself
-(``musa-port cub``) is not summed up: its findings are what its porter asked for.
+findings would bury the project's own: each stays in the run's result (the JSON and the
+SARIF mark every line), as a note that names the library, and the text views show the
+MP2007 warning alone (``report/grouping.py``). The manifest keeps every finding of every
+file as the port found it (a re-run that ports one file of the library again still sums
+up all of them): only the records the reports read are replaced by copies. A tree that
+is the library itself (``musa-port cub``, or a checkout of it under another name) is not
+summed up: its findings are what its porter asked for.
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ def _name(root: str, files: list[FileOutcome]) -> tuple[str, str]:
     return label, " and ".join(m for _, m in found if m)
 
 
-def summarise_libraries(files: list[FileOutcome], roots: frozenset[str]) -> None:
-    """Replace, in ``files``, the records of each library's files by copies without
-    findings but one MP2007 on the library's first finding (roots "" are not summed)."""
+def summarise_libraries(files: list[FileOutcome], roots: frozenset[str]) -> frozenset[str]:
+    """Replace, in ``files``, the records of each library's files by copies whose findings
+    are notes that name the library, with one MP2007 warning at the library's first
+    finding; returns the roots that have findings (roots "" are not summed)."""
+    summed = set()
     for root in sorted(r for r in roots if r):
         mine = sorted((f for f in files if inside(f.rel, root)), key=lambda f: f.rel)
         counts: Counter[str] = Counter()
@@ -57,6 +62,7 @@ def summarise_libraries(files: list[FileOutcome], roots: frozenset[str]) -> None
                 first = (f, Diagnostic.from_list(rows[0]))
         if first is None:
             continue
+        summed.add(root)
         label, musa = _name(root, mine)
         total = sum(counts.values())
         by_id = ", ".join(f"{cid} {n}" for cid, n in sorted(counts.items()))
@@ -67,12 +73,22 @@ def summarise_libraries(files: list[FileOutcome], roots: frozenset[str]) -> None
         f0, d0 = first
         message = (f"'{root}' is a vendored copy of {label}: its {total} finding"
                    f"{'s' * (total != 1)} in {with_findings} file{'s' * (with_findings != 1)} "
-                   f"({by_id}) are summed up here; {instead} (port the folder on its own to "
-                   "see them one by one)")
+                   f"({by_id}) are notes, not this project's hand work (the JSON and SARIF "
+                   f"reports list each); {instead} (port the folder on its own to have them as "
+                   "its own findings)")
         summary = Diagnostic("MP2007", root, d0.line, d0.column, d0.src_line, d0.src_column,
                              message)
+        where = f" (in '{root}', a vendored copy of {label}: see MP2007)"
         for i, f in enumerate(files):
             if inside(f.rel, root) and (f.record.diagnostics or f.record.findings_dropped):
-                rows = [summary.to_list()] if f is f0 else []
+                rows = [_noted(row, where) for row in f.record.diagnostics]
+                if f is f0:
+                    rows.insert(0, summary.to_list())
                 files[i] = replace(f, record=replace(f.record, diagnostics=rows,
                                                      findings_dropped={}))
+    return frozenset(summed)
+
+
+def _noted(row: list, where: str) -> list:
+    """A finding of a vendored library, as a note that says where it is."""
+    return [*row[:6], row[6] + where, row[7] if len(row) > 7 else 0, "note"]  # Diagnostic.to_list

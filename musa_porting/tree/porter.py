@@ -64,7 +64,7 @@ from .result import PortResult
 from .shared_files import note_shared_files
 from .templates import left_alone
 from .unlisted import keep_unlisted
-from .vendored import in_library, library_roots
+from .vendored import in_library, library_roots, vendored_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
 
@@ -209,8 +209,9 @@ class Porter:
                     result.diff_items.append(step.diff_item)
             found = keep_unlisted(self.unlisted, old, state, set(out_rel_of.values()), planned)
             timings.mark("files ported and staged")
-            if self.libraries:
-                summarise_libraries(result.files, self.libraries)
+            if self.libraries:  # the copies in another project, not the tree's own library
+                result.libraries = summarise_libraries(
+                    result.files, vendored_roots(self.src, tree_files, self.libraries))
             merging.check(result.files)  # --base-from: each changed file merged into the fork's
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
@@ -274,7 +275,8 @@ def _project_symbols(porter: Porter, files: list[Entry], fast: dict[str, FileRec
     result.symbols_indexed = len(symbols.reindexed)
     result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
     result.symbol_uses = {u for fs in index.values() for u in fs.uses}
-    if not any(fs.defs or fs.modules for fs in index.values()) and not porter.opts.outside_renames:
+    if not any(fs.defs or fs.modules or fs.like for fs in index.values()) \
+            and not porter.opts.outside_renames:
         plan = ProjectPlan()  # nothing to rename
     else:
         plan = symbols.plan(index, ruleset, base.matcher)

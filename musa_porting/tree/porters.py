@@ -14,7 +14,6 @@ from collections.abc import Callable
 from ..analyze.arches import Target
 from ..analyze.checks import Diagnostic
 from ..analyze.findings import MAX_PER_FILE, find_diagnostics
-from ..analyze.notes import summarised
 from ..analyze.project_findings import arch_findings, project_findings, unattested_findings
 from ..analyze.residuals import Knowledge
 from ..analyze.string_findings import python_library_findings, string_findings
@@ -79,8 +78,8 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
 
 def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]
                               ) -> Callable[[bytes, FileContext], Ported]:
-    """A port function whose findings honour ``musa-port: ignore[ID]`` markers, and
-    whose findings that need no change are one note per check (``analyze/notes``)."""
+    """A port function whose findings honour ``musa-port: ignore[ID]`` markers (each
+    place stays its own finding: the text views sum them up, ``analyze/notes``)."""
 
     @functools.wraps(port)
     def wrapped(data: bytes, ctx: FileContext) -> Ported:
@@ -88,8 +87,6 @@ def _with_inline_suppressions(port: Callable[[bytes, FileContext], Ported]
         if b"musa-port:" in data:
             ported.diagnostics, warnings = unsuppressed(data, ported.diagnostics)
             ported.warnings = [*ported.warnings, *warnings]
-        if any(d.severity for d in ported.diagnostics):  # what needs no change, summed up
-            ported.diagnostics = summarised(ported.diagnostics)
         return ported
 
     return wrapped

@@ -133,6 +133,7 @@ class SymbolPass:
         library: set[str] = set()  # what a vendored Thrust/CUB/libcu++ defines keeps its name
         exported: dict[str, Site] = {}
         builds: list[tuple[str, Site]] = []  # the extension modules build files name
+        own: dict[str, Site] = {}  # CUDA-looking names with no word the tree defines
         for rel, fs in sorted(index.items()):
             builds += [(g, Site(rel, line, column, how)) for g, line, column, how in fs.modules]
             taken.update(fs.taken)
@@ -143,6 +144,9 @@ class SymbolPass:
                 continue
             for d in fs.defs:
                 defs.setdefault(d.name, []).append(Site(rel, d.line, d.column, d.kind))
+            for d in fs.like:
+                if d.name not in own:
+                    own[d.name] = Site(rel, d.line, d.column, d.kind)
             for name, line, column, how in fs.exported:
                 exported.setdefault(name, Site(rel, line, column, how))
         self.library_names = frozenset(library)
@@ -161,6 +165,8 @@ class SymbolPass:
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept, modules=by_binding)
         plan.modules = _agreed(links, binding, plan)
+        # The tables' names are theirs, whoever else defines them (a shim's cudaFoo).
+        plan.own = {k: site for k, site in own.items() if k not in rules}
         return plan
 
     def _modules(self, exported: dict[str, Site], builds: list[tuple[str, Site]]

@@ -83,6 +83,9 @@ class PortResult:
     shared_cut: bool = False
     # The fork's files a --base-from upgrade did not reach (merge/behind.py): path -> why
     not_upgraded: dict[str, str] = field(default_factory=dict)
+    # The vendored libraries whose findings are notes beside one MP2007 (tree/library_findings.py)
+    libraries: frozenset[str] = frozenset()
+    grouped: bool = False  # the findings as the text views show them (report/grouping.py)
 
     @property
     def merged(self) -> list[str]:

@@ -25,6 +25,7 @@ _DIAG_OLD = _DIAG[:7]  # a manifest of a musa-port before end lines and levels
 _LEVELS = frozenset(("", "error", "warning", "note"))
 _DEF = [str, str, int, int]  # analyze.symbols.Definition.to_list
 _SITE = [str, int, int, str]  # rules.project.Site
+_OWN = [str, str, int, int, str]  # a name and its Site (rules.project.ProjectPlan.own)
 # What each field's type must be (a field that is absent reads as its default), as
 # lists compared in one C loop each: a no-change re-run checks every record.
 _INT_TYPES, _INT_DEFAULTS = [int] * len(_INTS), [0] * len(_INTS)
@@ -79,7 +80,8 @@ def _diagnostics_ok(rows: list) -> bool:
 
 def _symbols_ok(sym: Any) -> bool:
     return (type(sym) is dict and type(sym.get("defs", [])) is list
-            and _rows(sym.get("defs", []), _DEF) and _strs(sym.get("taken", []))
+            and _rows(sym.get("defs", []), _DEF) and type(sym.get("like", [])) is list
+            and _rows(sym.get("like", []), _DEF) and _strs(sym.get("taken", []))
             and type(sym.get("note", "")) is str)
 
 
@@ -106,9 +108,11 @@ def project_ok(plan: Any) -> bool:
                 and type(c[3]) is list and all(_row(s, _SITE) for s in c[3])):
             return False
     modules = plan.get("modules", [])  # rules.project.ModuleLink
+    own = plan.get("own", [])  # [name, file, line, column, kind]
     return type(modules) is list and all(
         type(m) is list and len(m) == 4 and type(m[0]) is str and type(m[1]) in (str, type(None))
-        and _row(m[2], _SITE) and type(m[3]) is str for m in modules)
+        and _row(m[2], _SITE) and type(m[3]) is str for m in modules) and (
+        type(own) is list and all(_row(x, _OWN) for x in own))
 
 
 def _counts_ok(counts: object) -> bool:

@@ -83,8 +83,10 @@ def test_features_musa_lacks_are_found_where_they_are_called(port):
         ("MP1013", 4), ("MP2113", 10), ("MP2113", 11), ("MP2113", 12)}
 
 
-def test_enable_macros_are_reported_once_per_file(port):
-    assert port.found("enable_macros/csrc/vision.cpp") == {("MP1011", 4)}
+def test_enable_macros_are_a_warning_once_per_file_and_a_note_at_each_other_gate(port):
+    assert port.found("enable_macros/csrc/vision.cpp") == {("MP1011", 4), ("MP1011", 9)}
+    assert [d["level"] for d in port.diags("enable_macros/csrc/vision.cpp")
+            if d["id"] == "MP1011"] == ["warning", "note"]
     assert port.found("enable_macros/csrc/nms.cpp") == {("MP1011", 8)}
     assert port.found("enable_macros/csrc/nms_kernel.cu") == set()
     message = port.messages("enable_macros/csrc/vision.cpp", "MP1011")[0]
@@ -108,7 +110,10 @@ def test_include_reshuffles(port):
 
 def test_arch_tuning_tables_and_low_precision_types(port):
     assert port.found("arch_tuning/policy.cuh") == {("MP2015", n) for n in (6, 7, 9, 10, 12, 15, 16)}
-    assert port.found("arch_tuning/fp8.cu") == {("MP2016", 5), ("MP2016", 6)}
+    assert port.found("arch_tuning/fp8.cu") == {("MP2016", 5), ("MP2016", 6), ("MP2016", 8)}
+    # the type's first use is the warning, its use again a note
+    assert [d["level"] for d in port.diags("arch_tuning/fp8.cu") if d["id"] == "MP2016"] == \
+        ["warning", "warning", "note"]
 
 
 def test_legacy_torch_and_nvml_calls_without_a_musa_form_are_errors(port):

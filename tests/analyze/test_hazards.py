@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import pytest
 
+from musa_porting.analyze.notes import grouped
 from musa_porting.tree.options import PortOptions
 from musa_porting.tree.single_file import FilePorter
 
 
 @pytest.fixture(scope="module")
 def hazards(tmp_path_factory):
-    """hazards(code, name="k.cu", arch=("mp_22",)) -> [(id, text, line)] of MP2xxx,
-    with each finding's message in ``hazards.messages``."""
+    """hazards(code, name="k.cu", arch=("mp_22",)) -> [(id, text, line)] of MP2xxx as
+    the summary shows them (``analyze/notes.py``), with each one's message in
+    ``hazards.messages`` and the lines of every place in ``hazards.sites``."""
     root = tmp_path_factory.mktemp("hz")
     porters: dict[tuple[str, ...], FilePorter] = {}
 
@@ -26,7 +28,9 @@ def hazards(tmp_path_factory):
         path.write_text(code)
         porter = porters.get(arch) or porters.setdefault(
             arch, FilePorter(PortOptions(src=str(root), arch=arch)))
-        diags = [d for d in porter.port(str(path)).diagnostics if d.id.startswith(ids)]
+        every = [d for d in porter.port(str(path)).diagnostics if d.id.startswith(ids)]
+        found.sites = sorted({d.src_line for d in every})  # each place is its own finding
+        diags = grouped(every)  # as the summary shows them
         found.messages = [d.message for d in diags]
         return [(d.id, d.text, d.src_line) for d in diags]
 
@@ -56,10 +60,12 @@ def hazards(tmp_path_factory):
      [("MP2002", "tiled_partition<32>", 2)], "line 2"),
 ])
 def test_warp_size_assumptions(hazards, code, expected, lines):
-    """Each place is found; those that keep working on 128-lane warps are one note per
-    file that lists their lines (tests/analyze/test_warp_precision.py: which warn)."""
+    """Each place is found, its own finding; those that keep working on 128-lane warps
+    are one note per file in the summary, which lists their lines
+    (tests/analyze/test_warp_precision.py: which warn)."""
     assert hazards(code) == expected
     assert lines in hazards.messages[-1]
+    assert f"line{'s' * (len(hazards.sites) > 1)} {', '.join(map(str, hazards.sites))}" == lines
 
 
 def test_warp_size_near_misses_are_not_flagged(hazards):
@@ -293,7 +299,9 @@ def test_double_precision_once_per_file(hazards):
             "void host_only() { double x = 1.0; }\n"
             "template <typename scalar_t> __global__ void k(scalar_t* x) { x[0] *= 2; }\n")
     assert hazards(code, arch=("mp_21",)) == [("MP2006", "double", 1)]
-    assert "and 1 more device functions" in hazards.messages[0]
+    assert hazards.sites == [1, 2]  # the warning, and a note at the other function
+    assert "2 device functions that compute in double in this file: lines 1, 2" in \
+        hazards.messages[0]
     assert "mp_21" in hazards.messages[0]
 
 

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import pytest
 
+from musa_porting.analyze.notes import grouped
 from musa_porting.tree.options import PortOptions
 from musa_porting.tree.single_file import FilePorter
 
 
 @pytest.fixture(scope="module")
 def found(tmp_path_factory):
-    """found(code) -> [(id, level, text, line)] of MP20xx (messages in found.messages)."""
+    """found(code) -> [(id, level, text, line)] of MP20xx as the summary shows them
+    (messages in found.messages; every place in found.sites)."""
     root = tmp_path_factory.mktemp("warp")
     porter = FilePorter(PortOptions(src=str(root), arch=("mp_22",)))
 
     def run(code: str, name: str = "k.cu"):
         (root / name).write_text(code)
-        diags = [d for d in porter.port(str(root / name)).diagnostics if d.id.startswith("MP20")]
+        every = [d for d in porter.port(str(root / name)).diagnostics if d.id.startswith("MP20")]
+        run.sites = [(d.id, d.level, d.src_line) for d in every]  # each place its own finding
+        diags = grouped(every)  # as the summary shows them
         run.messages = [d.message for d in diags]
         return [(d.id, d.level, d.text, d.src_line) for d in diags]
 
@@ -57,6 +61,7 @@ def test_idioms_that_hold_in_groups_of_32_are_one_note(found):
     message = found.messages[0]
     for line in (2, 9, 10, 12):
         assert str(line) in message
+        assert ("MP2002", "note", line) in found.sites  # and a note of its own at each
     assert "no change" in message
 
 
@@ -141,3 +146,5 @@ def test_cache_hints_and_newer_intrinsics_are_one_note_each(found):
     hints, newer = found.messages
     assert "in this file: 3 (lines 2, 3, 6" in hints
     assert "in this file: 2" in newer and "__nanosleep" in newer
+    assert found.sites == [("MP2012", "note", 2), ("MP2012", "note", 3), ("MP2013", "note", 4),
+                           ("MP2013", "note", 5), ("MP2012", "note", 6)]

@@ -1,6 +1,7 @@
 """Names of unknown status: the counts of the rules in force by status, where the count
-is given, and one note per file (MP1010) listing the renames to MUSA names that the
-naming pattern made and no vendor source shows, so a porter checks those first."""
+is given, and a note (MP1010) at each rename to a MUSA name that the naming pattern made
+and no vendor source shows, so a porter checks those first (the summary lists a file's
+in one note)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _unknown(name: str) -> bool:
     return build_ruleset().rules[name].status == "unknown"
 
 
-def test_one_note_per_file_lists_the_renames_to_unknown_names(tmp_path):
+def test_a_note_at_each_rename_to_an_unknown_name(tmp_path):
     assert _unknown("__nv_cvt_fp8x2_to_halfraw2") and not _unknown("__nv_fp8_e4m3")
     assert not _unknown("cudaMalloc")
     src = make_tree(tmp_path / "s", {"fp8.cu": FP8, "plain.cu": "cudaMalloc(&p, 4);\n"})
@@ -30,11 +31,17 @@ def test_one_note_per_file_lists_the_renames_to_unknown_names(tmp_path):
     assert code == 0, err
     notes = [d for d in json.loads((tmp_path / "r.json").read_text())["diagnostics"]
              if d["id"] == "MP1010"]
-    [note] = notes  # one for fp8.cu, none for plain.cu (only attested names)
-    assert note["source_file"] == "fp8.cu" and (note["source_line"], note["source_column"]) == (3, 15)
-    assert note["level"] == "note"
-    assert "__nv_cvt_fp8x2_to_halfraw2 -> __mt_cvt_fp8x2_to_halfraw2 (2x)" in note["message"]
-    assert "__nv_fp8_e4m3" not in note["message"]  # supported: not listed
+    # one at each rename in fp8.cu, none for plain.cu (only attested names)
+    assert [(d["source_file"], d["source_line"], d["source_column"], d["level"], d["text"])
+            for d in notes] == [("fp8.cu", n, 15, "note", "__mt_cvt_fp8x2_to_halfraw2")
+                                for n in (3, 4)]
+    assert "(was '__nv_cvt_fp8x2_to_halfraw2') is a MUSA name of unknown status" in \
+        notes[0]["message"]
+    # the summary lists them in one note per file (__nv_fp8_e4m3 is supported: not listed)
+    code, grouped, _ = musa_port_here(src, "-n", "--output-format", "grouped", "-v")
+    [listed] = [line for line in grouped.splitlines() if "MP1010" in line]
+    assert "in this file: 2 (lines 3, 4: '__mt_cvt_fp8x2_to_halfraw2')" in listed
+    assert "fp8_e4m3" not in listed
     # A user rule for the name decides it: no longer unknown.
     rule = tmp_path / "mine.json"
     rule.write_text('{"__nv_cvt_fp8x2_to_halfraw2": "__nv_cvt_fp8x2_to_halfraw2"}')

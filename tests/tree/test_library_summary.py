@@ -1,6 +1,7 @@
 """Issue 35, point 5: the findings in a vendored Thrust, CUB or libcu++ are one summary
-per library (MP2007), not one per line; the project's own files keep theirs. A tree
-that *is* the library gets its findings one by one."""
+per library (MP2007) in the text views; the project's own files keep theirs. Issue 46:
+the JSON and SARIF keep each finding of the library, as a note. A tree that *is* the
+library gets its findings as its own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import shutil
 from conftest import FIXTURES
 
 from musa_porting import PortOptions, port_tree
-from musa_porting.report.counts import check_count
+from musa_porting.report.counts import check_count, residual_count
+from musa_porting.report.grouping import grouped_view
 from musa_porting.report.json_report import report_dict
 
 SRC = FIXTURES / "vendored_cccl" / "csrc"
@@ -45,16 +47,26 @@ def test_each_vendored_library_is_one_summary(tmp_path):
     r = port_tree(PortOptions(src=str(src), output=str(tmp_path / "out"), jobs=1))
     found = _diags(r)
     lib = [f for f in found if f[0].startswith("third_party/")]
-    assert lib == [("third_party/cub/cub/warp/warp_utils.cuh", "MP2007", "warning"),
-                   ("third_party/thrust/thrust/detail/shfl.h", "MP2007", "warning")]
-    own = {f[1] for f in found if f[0].startswith("ops/")}
-    assert {"MP2001", "MP2002", "MP1002"} <= own  # the project's code: one by one
+    # Each finding of a library is a note at its line (issue 46), beside one warning.
+    assert [f for f in lib if f[2] != "note"] == [
+        ("third_party/cub/cub/warp/warp_utils.cuh", "MP2007", "warning"),
+        ("third_party/thrust/thrust/detail/shfl.h", "MP2007", "warning")]
+    own = [f for f in found if f[0] == "ops/warp.muh"]
+    assert {"MP2001", "MP2002", "MP1002"} <= {f[1] for f in own}  # the project's code
+    for copy in ("third_party/cub/cub/warp/warp_utils.cuh", "third_party/thrust/thrust/detail/shfl.h"):
+        assert [f[1] for f in lib if f[0] == copy and f[1] != "MP2007"] == [f[1] for f in own]
+    # the text views show the one warning per library
+    grouped = [(f.rel, d.id) for f in grouped_view(r).files for d in f.diagnostics
+               if f.rel.startswith("third_party/")]
+    assert grouped == [("third_party/cub/cub/warp/warp_utils.cuh", "MP2007"),
+                       ("third_party/thrust/thrust/detail/shfl.h", "MP2007")]
     messages = [d["message"] for d in report_dict(r)["diagnostics"] if d["id"] == "MP2007"]
     assert "CUB" in messages[0] and "third_party/cub" in messages[0]
     assert "MP2001" in messages[0] and "muAlg" in messages[0]
     assert "Thrust" in messages[1] and "muThrust" in messages[1]
     # the residuals of a library do not fail --check; the project's do
     assert check_count(r) == 1  # ops/warp.cuh's cudaFooCheck
+    assert residual_count(r) == 1
     # a re-run that ports nothing reports the same
     again = port_tree(PortOptions(src=str(src), output=str(tmp_path / "out"), jobs=1))
     assert _diags(again) == found

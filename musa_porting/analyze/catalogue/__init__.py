@@ -40,10 +40,11 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            "Shared memory beyond what a MUSA arch gives one kernel."),
     Family("double-precision", "Double precision", "fp64 arithmetic in device code."),
     Family("library-calls", "Library calls",
-           "cuBLAS, cuBLASLt and NCCL calls that need more than a rename on muBLAS and MCCL."),
+           "cuBLAS, cuBLASLt and NCCL calls that need more than a rename on muBLAS and MCCL, "
+           "and torch's CUDA checks that have no MUSA member."),
     Family("vendored-libraries", "Vendored libraries",
-           "Copies of Thrust, CUB and libcu++ inside the tree: their findings summed up, one "
-           "finding per library."),
+           "Copies of Thrust, CUB and libcu++ inside another project: one warning per library "
+           "in the summary, each of their findings a note in the JSON and SARIF."),
     Family("build-files", "Build files", "CMake files, Makefiles and shell scripts."),
     Family("python", "Python", "Python scripts and setup.py."),
 )}

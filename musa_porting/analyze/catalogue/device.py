@@ -24,9 +24,11 @@ CHECKS = (
           "`warpSize`, a shuffle from a lane of the whole warp in a file of 32-lane groups, a "
           "per-warp array of 32 slots indexed by a lane of `warpSize`. The 32-lane idioms that "
           "keep working (a full mask passed to a `*_sync` call, lane ids, shuffles of width 32 "
-          "and `tiled_partition<32>` within groups of 32 lanes) are one note per file.",
+          "and `tiled_partition<32>` within groups of 32 lanes) are a note each, which the "
+          "summary sums up in one note per file.",
           "unsigned vote = __ballot_sync(0xffffffff, p);", family="warp-size", device=True,
-          lower="a 32-lane idiom keeps working in a 128-lane warp (one note per file)",
+          lower="a 32-lane idiom keeps working in a 128-lane warp (the summary: one note "
+                "per file)",
           why="MUSA warps are 128 lanes wide on mp_21 and mp_22 (32 on mp_31). A 128-lane warp "
               "holds four groups of 32 lanes, so a warp-level step that stays in its group "
               "computes the same; but a ballot of 128 lanes does not fit in 32 bits, a full "
@@ -63,6 +65,20 @@ CHECKS = (
                   "MUSA GPUs you build for (mp_21 is MTT S80/S3000, mp_22 MTT S4000, mp_31 "
                   "MTT S5000); write the threshold your code needs if it is another one.",
           fixed="#if __MUSA_ARCH__ >= 220"),
+    Check("MP2009", "compute-capability", "warning", False,
+          "A device's compute capability compared with a number or made an SM number: the "
+          "`major`/`minor` of a `cudaDeviceProp` (`prop.major >= 8`), of torch's "
+          "`getCurrentDeviceProperties()`, or a variable the `ComputeCapabilityMajor`/`Minor` "
+          "attribute (or the driver's `..._COMPUTE_CAPABILITY_MAJOR`) filled "
+          "(`major * 10 + minor >= 80`); one finding per line.",
+          "if (prop.major >= 8) use_bf16 = true;", family="version-checks",
+          why="The query ports by name (`musaGetDeviceProperties`), but on MUSA a device's "
+              "`major.minor` is its MUSA arch (2.1, 2.2, 3.1 for mp_21, mp_22, mp_31), not "
+              "NVIDIA's compute capability: the test picks another branch than on NVIDIA's "
+              "GPUs, and human porters rewrite it.",
+          instead="Test for the MUSA arch that has what the branch needs, or for the feature "
+                  "itself; keep the NVIDIA numbers for a CUDA build only.",
+          fixed="if (prop.major * 10 + prop.minor >= 22) use_bf16 = true;  // mp_22 and later"),
     Check("MP2004", "block-size", "warning", False,
           "A thread block of a constant size that is not a multiple of 128 (`<<<g, 32>>>`, "
           "`dim3 block(64)`, `__launch_bounds__(32)`).",
@@ -87,10 +103,12 @@ CHECKS = (
                   "shared memory only within the limit.",
           fixed="__shared__ float tile[64][64];  // 16,384 bytes"),
     Check("MP2006", "double-precision", "warning", False,
-          "`double` arithmetic in device code (one finding per file, where its first device "
-          "function uses it; the message counts the others).",
+          "`double` arithmetic in device code: a warning where a file's first device "
+          "function uses it, a note where each other one does (the summary shows the "
+          "warning, with the lines of all).",
           "__global__ void scale(double* x) { x[0] *= 0.5; }", family="double-precision",
           device=True,
+          lower="another device function of the file computes in double",
           why="On mp_21 (MTT S80/S3000) fp64 must be enabled for the build (the torch_musa "
               "manual's mmcv port needed it) and runs at a small fraction of fp32 speed; the "
               "other MUSA arches may be slow in fp64 too.",
@@ -99,16 +117,19 @@ CHECKS = (
           fixed="__global__ void scale(float* x) { x[0] *= 0.5f; }"),
     Check("MP2007", "vendored-library", "warning", False,
           "A copy of Thrust, CUB or libcu++ in the tree (a folder holding `thrust/version.h`, "
-          "`cub/cub.cuh`, `cuda/std/...`): its findings are one finding per library, which "
-          "counts them by ID, not one per line.",
+          "`cub/cub.cuh`, `cuda/std/...`) inside another project (under `third_party/`, "
+          "`external/`, `3rdparty/`, `deps/`, a submodule, or beside the project's own "
+          "code): one warning per library, which counts its findings by ID; each of them is a "
+          "note at its line in the JSON and SARIF reports. A tree that is the library (or "
+          "holds little besides it) gets its findings as its own.",
           "third_party/cub/cub/warp/specializations/warp_reduce_shfl.cuh",
           family="vendored-libraries",
           why="MUSA's SDK has drop-ins for Thrust and CUB under the same names (muThrust, "
               "muAlg): a project's copy is rather replaced than ported line by line, and its "
               "thousands of inline-PTX and warp findings would bury the project's own.",
           instead="Build against the MUSA SDK's Thrust and CUB (drop the copy from the include "
-                  "path), or port the copy's folder on its own to see its findings one by "
-                  "one."),
+                  "path), or port the copy's folder on its own to have its findings as its "
+                  "own."),
     Check("MP2010", "tensor-core", "warning", False,
           "Tensor-core code written for NVIDIA's shapes: `nvcuda::wmma` fragments, "
           "CUTLASS/CuTe SM75-SM90 MMA and copy atoms (`SM80_16x8x16_F32F16F16F32_TN`, "
@@ -132,7 +153,8 @@ CHECKS = (
           fixed="smem[threadIdx.x] = gmem[threadIdx.x]; __syncthreads();"),
     Check("MP2012", "cache-hint-load", "note", False,
           "Loads and stores with NVIDIA cache hints: `__ldg`, `__ldcg`, `__ldca`, `__ldcs`, "
-          "`__ldlu`, `__ldcv`, `__stcg`, `__stcs`, `__stwb`, `__stwt` (one note per file).",
+          "`__ldlu`, `__ldcv`, `__stcg`, `__stcs`, `__stwb`, `__stwt` (a note each; the "
+          "summary: one per file).",
           "float v = __ldg(ptr + i);", family="arch-specific", device=True,
           why="They name NVIDIA's cache operators (the read-only data cache for `__ldg`). MUSA "
               "ports of real projects that run leave them as they are: a hint changes speed, "
@@ -144,7 +166,8 @@ CHECKS = (
     Check("MP2013", "newer-warp-intrinsic", "note", False,
           "Intrinsics of newer NVIDIA arches: `__match_any_sync` and `__match_all_sync` "
           "(sm_70), `__reduce_*_sync` (sm_80), `__nanosleep` (sm_70), `__dp4a` and "
-          "`__dp2a_*` (sm_61) (one note per file; a match result kept in 32 bits is MP2002).",
+          "`__dp2a_*` (sm_61) (a note each, one per file in the summary; a match result kept "
+          "in 32 bits is MP2002).",
           "int sum = __reduce_add_sync(0xffffffff, v);", family="arch-specific", device=True,
           why="MUSA ports of real projects that run leave them as they are (or behind an arch "
               "check that picks another path); where mcc lacks one, the compile error names "
@@ -169,10 +192,11 @@ CHECKS = (
     Check("MP2016", "low-precision-type", "warning", False,
           "An fp16/bf16/fp8/fp6/fp4 type or conversion the port renamed to a MUSA name the "
           "vendor's tables do not give (`__nv_cvt_float2_to_fp8x2` -> "
-          "`__mt_cvt_float2_to_fp8x2`, `__nv_fp8x2_storage_t`, `__nv_bfloat16_raw`), at its "
-          "first use in a file.",
+          "`__mt_cvt_float2_to_fp8x2`, `__nv_fp8x2_storage_t`, `__nv_bfloat16_raw`): a warning "
+          "at its first use in a file, a note at each other (the summary shows the warning, "
+          "with the lines of all).",
           "out[i] = __nv_cvt_float2_to_fp8x2(v, __NV_SATFINITE, __NV_E4M3);",
-          family="arch-specific",
+          family="arch-specific", lower="the name is used again in the file",
           why="The vendor's tables name only some of these (`__mt_bfloat16`, `__mt_fp8_e4m3`, "
               "`__mt_fp8_e5m2`): the rest came from the naming rules, and MUSA's "
               "`musa_fp8.h`/`musa_bf16.h` may not declare them.",

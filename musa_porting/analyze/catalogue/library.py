@@ -40,4 +40,31 @@ CHECKS = (
                   "`mcclSend`/`mcclRecv`), or guard the newer ones with MCCL's version "
                   "(`MCCL_MAJOR`, `MCCL_MINOR`).",
           fixed="mcclCommInitRank(&comm, nranks, id, rank);"),
+    Check("MP2203", "tensor-device-check", "warning", False,
+          "A tensor's or device's `is_cuda()` (`x.is_cuda()`, `x.device().is_cuda()`, "
+          "`x.options().device().is_cuda()`), renamed to `is_musa()`: a member neither "
+          "`at::Tensor` nor `c10::Device` has. Only calls: a field named `is_cuda` is left "
+          "alone.", 'TORCH_CHECK(x.device().is_cuda(), "x must be a CUDA tensor");',
+          family=_FAMILY,
+          why="torch's headers (`ATen/core/TensorBase.h`, `c10/core/Device.h`) declare "
+              "`is_cuda()` and `is_privateuseone()`, no `is_musa()`: torch_musa registers "
+              "MUSA as the `PrivateUse1` device type, so unless your torch build adds the "
+              "member, the renamed check does not compile; human porters rewrite it.",
+          instead="Write `.is_privateuseone()`, or compare `.device().type()` with "
+                  "`at::musa::kMUSA` (torch_musa's name for `c10::DeviceType::PrivateUse1`).",
+          fixed='TORCH_CHECK(x.device().is_privateuseone(), "x must be a MUSA tensor");'),
+    Check("MP2204", "dnn-call", "warning", False,
+          "A cuDNN call, type or enum renamed to a muDNN C name (`cudnnConvolutionForward` -> "
+          "`mudnnConvolutionForward`, `cudnnTensorDescriptor_t`) that torch_musa's own sources "
+          "do not use: they call muDNN through its C++ API (`muHandle`, `muTensor`, `mudnn`, "
+          "`torch_musa/csrc/aten/mudnn/Handle.h`). One finding per line.",
+          "cudnnConvolutionForward(h, &a, xd, x, wd, w, cd, algo, ws, n, &b, yd, y);",
+          family=_FAMILY,
+          why="The vendor's naming table renames cuDNN's names by prefix, but the muDNN code "
+              "torch_musa ships is written against muDNN's C++ classes: a C name with the "
+              "prefix changed may not be declared by your SDK's `mudnn.h`, and human porters "
+              "rewrite cuDNN calls with muDNN's operators (or call torch's op instead).",
+          instead="Call the torch op the cuDNN code implements (`at::conv2d`, `at::batch_norm`), "
+                  "which torch_musa routes to muDNN, or write the call with muDNN's C++ operator "
+                  "classes as torch_musa's `aten/mudnn` code does."),
 )

@@ -21,7 +21,9 @@ CHECKS = (
           "`CU[a-z]*`, `cublas*`, `curand*`, `cusparse*`, `cufft*`, `cusolver*`, `cudnn*`, "
           "`nccl*`, `cupti*`, `nvtx*`, `nvrtc*`, `__nv*`, `nv_*`, `NV*`, THC's `THC*` and "
           "NVML's `nvml*`) is in no table: add "
-          "a rule, or `--keep` it.", "cudaFooBar(x);", family="residuals",
+          "a rule, or `--keep` it. A name the tree defines itself (`#define NVXX_CHECK`, "
+          "`struct NVXXTensor`) is the project's: one note where it is defined, and its "
+          "uses are not reported.", "cudaFooBar(x);", family="residuals",
           why="No table knows the name, so it was left as it is: a CUDA API the tables miss, "
               "or a name of your own that only looks like CUDA.",
           instead="Add a rule (`cudaFooBar: musaFooBar`) for an API, or `--keep cudaFooBar` "
@@ -78,8 +80,8 @@ CHECKS = (
                   "`MUSA_VISIBLE_DEVICES`), or drop the code path on MUSA."),
     Check("MP1010", "unattested-musa-name", "note", False,
           "The port renamed CUDA names to MUSA names of unknown status: the naming pattern "
-          "made them, and no vendor table or source shows that MUSA has them. One note per "
-          "file lists them, so that they are checked first.",
+          "made them, and no vendor table or source shows that MUSA has them. A note at each "
+          "(the summary lists a file's in one), so that they are checked first.",
           "__half2 h = __nv_cvt_fp8x2_to_halfraw2(v, __NV_E4M3);", family="residuals",
           why="Most such names exist (the pattern is the vendor's), but not all do, and a port "
               "checked with `musa-port verify` compiles through the shim whether MUSA has the "
@@ -91,9 +93,10 @@ CHECKS = (
                   "the tables know."),
     Check("MP1011", "enable-macro-gate", "warning", False,
           "Code gated on a CUDA enable macro of the project (`WITH_CUDA`, `USE_CUDA`, "
-          "`*_ENABLE_CUDA`, one the build defines or the rules rename): one finding per file, "
-          "at its first gate, with the MUSA macro the ported build defines.",
-          "#ifdef WITH_CUDA", family="project-symbols",
+          "`*_ENABLE_CUDA`, one the build defines or the rules rename): a warning at a file's "
+          "first gate, with the MUSA macro the ported build defines, and a note at each other "
+          "gate (the summary shows the warning, with the lines of all).",
+          "#ifdef WITH_CUDA", family="project-symbols", lower="another gate of the file",
           why="The port renames the macro where the build defines it, so the CUDA branch is "
               "now the MUSA branch: it compiles for MUSA as it is. Human porters add a MUSA "
               "branch or guard beside such gates where the CUDA code cannot serve.",
@@ -124,6 +127,28 @@ CHECKS = (
           instead="Include the MUSA header that declares what the file uses (`musa_runtime.h`, "
                   "`musa_fp16.h`, torch_musa's `MUSAContext.h`), drop the include where nothing "
                   "of it is used, or guard it with `#ifndef __MUSACC__`."),
+    Check("MP1014", "merged-include", "note", False,
+          "An `#include` the port made the same as an earlier one of the file: two CUDA "
+          "headers that are one header on MUSA (`<cublas.h>` and `<cublas_v2.h>` are both "
+          "`<mublas.h>`; `<THC/THC.h>` and `<ATen/cuda/CUDAContext.h>` are both torch_musa's "
+          "`MUSAContext.h`). A note at the second include; a header included twice in the "
+          "source is left alone.",
+          "#include <ATen/cuda/CUDAContext.h>\n#include <THC/THC.h>", family="residuals",
+          why="The second include does nothing on MUSA: human porters delete it (and the "
+              "`#if` that chose between the two, where there is one).",
+          instead="Drop the second include.",
+          fixed="#include <torch_musa/csrc/aten/musa/MUSAContext.h>"),
+    Check("MP1015", "nvcc-pragma", "note", False,
+          "An nvcc pragma in a ported file: `#pragma nv_diag_suppress` (and `nv_diag_default`, "
+          "`nv_diag_warning`, `nv_diag_error`, `nv_diag_once`, `nv_diagnostic`), its older "
+          "spelling `diag_suppress`, `hd_warning_disable`, `nv_exec_check_disable`. A note at "
+          "each pragma.", "#pragma nv_diag_suppress 177", family="residuals",
+          why="These pragmas are nvcc's own and name nvcc's diagnostic numbers (CUDA Compiler "
+              "Driver NVCC documentation); MUSA's compiler is not nvcc and ignores them, so "
+              "the warnings they silenced come back. An `#if defined(__NVCC__)` around them "
+              "became `__MUSACC__`, which turns them on for MUSA.",
+          instead="Drop the pragma (or its guard) from the MUSA build, or write the compiler's "
+                  "own (`#pragma clang diagnostic ignored \"-W...\"`)."),
     Check("MP1006", "source-not-text", "warning", True,
           "A source file holds NUL bytes or is UTF-16/UTF-32 text: the rules cannot port it, "
           "so it is copied unchanged under its own name (k.cu stays k.cu).",
