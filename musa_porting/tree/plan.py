@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
+from ..check.facts import gather, kind_by_name
 from ..errors import PortError
 from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver
@@ -209,6 +210,10 @@ class Planner:
             if self.hand is not None:
                 settled = self.hand.settle_large(out_rel, st, rec, same)
             planned = Planned(e, out_rel, rec, copy=not same)
+        kind = kind_by_name(out_rel)
+        if kind is not None:  # a source copied as it is (--no-python, a MUSA twin)
+            rec.facts = gather(kind, out_rel, planned.data if planned.data is not None
+                               else read_file(src_path, e.identity))
         p = self._settle(planned, st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
@@ -248,6 +253,7 @@ class Planner:
             new, same, status = settled.data, settled.same, settled.status
             if settled.warning:  # said by this run only (not kept in the record)
                 warnings.append(settled.warning)
+        rec.facts = gather(kind, out_rel, new)  # what OUT will hold, for the check
         p = self._settle(Planned(e, out_rel, rec, data=None if same else new), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):

@@ -49,6 +49,7 @@ from ..write.stale import plan_stale, stale_warnings
 from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
+from .consistency import check_port
 from .kinds import TABLE_FREE, KindSelector, load_porters
 from .library_findings import summarise_libraries
 from .names import name_tree
@@ -204,6 +205,7 @@ class Porter:
                 summarise_libraries(result.files, self.libraries)
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
+            check_port(result, planned, self.out, opts.reverse)  # does OUT hang together?
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)

@@ -73,6 +73,9 @@ class FileRecord:
     base: str = ""
     hand: bool = False
     conflicts: int = 0
+    # What the output names and defines that other outputs rely on (check/facts.py),
+    # so that the check after a re-run reads no unchanged file. None: not gathered.
+    facts: dict | None = None
 
     def compact(self, shared: dict) -> None:
         """Share equal small values with the other records of a run (through ``shared``):
@@ -95,6 +98,8 @@ class FileRecord:
             self.warnings = keep(("warnings",), self.warnings)
         if not self.diagnostics:
             self.diagnostics = keep(("diagnostics",), self.diagnostics)
+        if self.facts is not None and not self.facts:
+            self.facts = keep(("facts",), self.facts)
         # A file that defines nothing of the project's shares its symbol entry with every
         # file that uses the same few names (most small files use one or two).
         sym = self.symbols

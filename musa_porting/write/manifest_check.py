@@ -15,6 +15,8 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
+from ..check.facts import facts_ok
+
 _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "edits",
          "lines_changed", "src_ctime_ns", "conflicts")
 _STRS = ("src", "kind", "lang", "src_sha256", "base")
@@ -65,7 +67,7 @@ def record_ok(rec: Any) -> bool:
     if type(diags) is not list or (diags and not _diagnostics_ok(diags)):
         return False
     symbols = get("symbols")
-    return symbols is None or _symbols_ok(symbols)
+    return (symbols is None or _symbols_ok(symbols)) and facts_ok(get("facts"))
 
 
 def _diagnostics_ok(rows: list) -> bool:

@@ -1,0 +1,327 @@
+"""What a ported Python file names by string: the extensions, sources and globs a
+``setup.py`` builds with, the modules a loader computes, the ops and extension names
+the code reads, and its imports.
+
+A file is parsed whole only when it holds a word of those (a build, a loader, a path
+checked next to ``__file__``): a parse costs ten times the port's own scan, and most
+files of a large Python tree have none. Any other file gives its imports and the names
+read off them, found by a scan of its code and parsed a statement at a time.
+
+Values come from ``port/python/values.py``: a path is a glob pattern, ``*`` where the
+value is not known. ``__file__`` is read as the file's own path, so what is computed
+from its folder is relative to the top of the tree; in a ``setup.py`` a plain relative
+path is relative to its folder (where ``pip`` runs it); elsewhere it depends on the
+working folder at run time, and is left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+import sys
+import warnings
+
+from ..port.python.values import Values, glob
+from .paths import normalize
+
+ROOT = "\x00"  # __file__'s value starts with it: what follows is tree-relative
+_SETUP_WORDS = (b"Extension", b"setup(")
+_LOADER_WORDS = (b"find_spec", b"import_module", b"load_library", b"load_ext", b"torch.ops")
+_PATH_WORDS = (b"glob", b"exists", b"isfile", b"isdir")
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
+# Modules no project defines: their imports are not the check's business.
+_OUTSIDE = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
+    {"torch", "torch_musa", "numpy", "setuptools", "pkg_resources", "distutils", "pytest",
+     "typing_extensions", "triton", "scipy", "pybind11"})
+_EXISTS = frozenset({"exists", "isfile", "isdir"})
+_MAX_ATTRS = 200  # names read off imports, per file: the first of each, enough to check
+
+
+def python_facts(data: bytes, rel: str) -> dict:
+    setup = posixpath.basename(rel) == "setup.py" or any(w in data for w in _SETUP_WORDS)
+    deep = setup or any(w in data for w in _LOADER_WORDS) or (
+        b"__file__" in data and any(w in data for w in _PATH_WORDS))
+    out: dict = {}
+    if deep:
+        tree = _parse(data)
+        if tree is not None:
+            _Reader(tree, rel, setup, out).read()
+            return out
+    if _IMPORT.search(data) is not None:
+        _light(data, out)
+    return out
+
+
+def _parse(data: bytes) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _dotted(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def import_rows(node: ast.Import | ast.ImportFrom, line: int | None = None
+                ) -> list[tuple[str, str, int, int, str]]:
+    """(module spec, the name it binds, line, col, the spec of what that name is) of
+    each module an import names: a
+    relative one with its leading dots; ``from m import a`` names ``m.a`` (a module or
+    an attribute of ``m``: the check tells which)."""
+    at = line if line is not None else node.lineno
+    col = node.col_offset + 1
+    out = []
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            top = a.name.partition(".")[0]
+            if top not in _OUTSIDE:  # `import a.b` binds `a`: what is read off it is a's
+                out.append((a.name, a.asname or top, at, col, a.name if a.asname else top))
+        return out
+    base = "." * node.level + (node.module or "")
+    if node.level == 0 and (node.module or "").partition(".")[0] in _OUTSIDE or base == "__future__":
+        return []
+    for a in node.names:
+        if a.name != "*":
+            sep = "" if base.endswith(".") or not base else "."
+            out.append((base + sep + a.name, a.asname or a.name, at, col, base + sep + a.name))
+    return out
+
+
+def _light(data: bytes, out: dict) -> None:
+    """Imports, each statement parsed alone, and the names read off what they bind."""
+    from ..port.python.lexer import lex
+
+    lx = lex(data)
+    rows = []
+    for m in _IMPORT.finditer(data):
+        if not lx.in_code(m.end() - 1):
+            continue
+        start, end = lx.statement(m.end() - 1)
+        text = data[start:end].strip()
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        line = data.count(b"\n", 0, start) + 1
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                rows += import_rows(node, line)
+    if not rows:
+        return
+    out["imports"] = [[spec, line, col] for spec, _, line, col, _ in rows]
+    bound = {name: spec for _, name, _, _, spec in rows}
+    reads = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in bound)
+                       + rb")\.([A-Za-z_]\w*)")
+    attrs, seen = [], set()
+    for m in reads.finditer(lx.code):
+        key = (m.group(1), m.group(2))
+        if key in seen:
+            continue
+        seen.add(key)
+        line = data.count(b"\n", 0, m.start()) + 1
+        attrs.append([bound[m.group(1).decode()], m.group(2).decode(), line,
+                      m.start(2) - data.rfind(b"\n", 0, m.start(2))])
+        if len(attrs) >= _MAX_ATTRS:
+            break
+    if attrs:
+        out["attrs"] = attrs
+
+
+class _Reader:
+    """One pass over a parsed module's nodes, gathering its facts into ``out``."""
+
+    def __init__(self, tree: ast.Module, rel: str, setup: bool, out: dict):
+        self.tree = tree
+        self.here = posixpath.dirname(rel)
+        self.setup = setup
+        self.values = Values(tree, f"{ROOT}/{rel}")
+        self.out = out
+
+    def add(self, key: str, row: list) -> None:
+        rows = self.out.setdefault(key, [])
+        if row not in rows:  # a value read twice (a check, then the sources) is one fact
+            rows.append(row)
+
+    def read(self) -> None:
+        bound: dict[str, str] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for spec, name, line, col, what in import_rows(node):
+                    self.add("imports", [spec, line, col])
+                    bound[name] = what
+            elif isinstance(node, ast.Call):
+                self.call(node)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
+                    and _dotted(node.value).count(".") == 2 and _dotted(node.value).startswith("torch.ops."):
+                self.add("reads", [node.value.attr, node.attr, node.lineno,  # type: ignore[attr-defined]
+                                   node.col_offset + 1])
+        if bound:
+            self.attrs(bound)
+
+    def attrs(self, bound: dict[str, str]) -> None:
+        seen = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in bound and (node.value.id, node.attr) not in seen:
+                seen.add((node.value.id, node.attr))
+                self.add("attrs", [bound[node.value.id], node.attr, node.lineno,
+                                   node.col_offset + 1])
+                if len(seen) >= _MAX_ATTRS:
+                    return
+
+    def call(self, node: ast.Call) -> None:
+        name = _dotted(node.func)
+        last = name.rpartition(".")[2] if name else (
+            node.func.attr if isinstance(node.func, ast.Attribute) else "")
+        if last.endswith("Extension") and last != "BuildExtension":
+            self.extension(node)
+        elif last in ("glob", "iglob", "rglob"):
+            self.glob(node, last, name)
+        elif last in _EXISTS:
+            self.exists(node)
+        elif last == "find_spec" and node.args:
+            folder = ""
+            if len(node.args) > 1:
+                items = self.values.elements(node.args[1])
+                if items:
+                    folder = self.folder(items[0])
+            self.loads(node.args[0], folder, node, "find_spec")
+        elif last == "import_module" and node.args:
+            self.loads(node.args[0], "", node, "import_module")
+        elif last == "load_library" and node.args:
+            self.load_library(node)
+        elif last == "load_ext" and len(node.args) > 1:
+            module = [v for v in self.values.values(node.args[0])]
+            spec = glob(module[0]) if len(module) == 1 else "*"
+            for item in self.values.elements(node.args[1]) or ():
+                for v in self.values.values(item):
+                    if "*" not in glob(v):
+                        self.add("attrs", [f"!{spec}", glob(v), item.lineno, item.col_offset + 1])
+
+    # -- paths -----------------------------------------------------------------------
+
+    def path(self, value, pattern: bool = False) -> str | None:
+        """The tree path (a glob) of a computed value, or None (outside the tree, or
+        relative to a working folder the file does not fix)."""
+        g = glob(value, pattern)
+        if g.startswith(ROOT):
+            return normalize(g[len(ROOT):].lstrip("/")) if g != ROOT else None
+        if g.startswith("/") or not self.setup:
+            return None
+        if g.startswith("*/"):
+            g = g[2:]  # an unknown base folder: the setup.py's (the likeliest)
+        if not g.strip("*/."):
+            return None
+        return normalize(posixpath.join(self.here, g))
+
+    def folder(self, node: ast.expr) -> str:
+        for v in self.values.values(node):
+            found = self.path(v)
+            if found is not None and "*" not in found:
+                return found
+        return ""
+
+    def where(self, value, node: ast.AST) -> tuple[int, int]:
+        """Where a value's fix goes: its last literal piece (the file name, mostly), else
+        the call that uses it."""
+        for piece in reversed(value):
+            if piece is not None and piece.node is not None and hasattr(piece.node, "lineno"):
+                return piece.node.lineno, piece.node.col_offset + 1
+        return node.lineno, node.col_offset + 1  # type: ignore[attr-defined]
+
+    def path_rows(self, node: ast.expr, how: str, call: ast.AST, pattern: bool = False) -> list[str]:
+        found = []
+        for v in self.values.values(node):
+            p = self.path(v, pattern)
+            if p is not None:
+                self.add("paths", [p, *self.where(v, call), how])
+                found.append(p)
+        return found
+
+    def extension(self, node: ast.Call) -> None:
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        name = node.args[0] if node.args else kw.get("name")
+        sources = node.args[1] if len(node.args) > 1 else kw.get("sources")
+        names = sorted({glob(v) for v in self.values.values(name)}) if name is not None else []
+        found: list[str] = []
+        for item in self.source_items(sources) if sources is not None else ():
+            if isinstance(item, ast.Call) and _dotted(item.func).rpartition(".")[2] in ("glob", "iglob"):
+                continue  # a glob of sources: the glob itself is a path (see call)
+            found += self.path_rows(item, "source", item)
+        if names and names != ["*"]:
+            self.add("builds", [names, node.lineno, node.col_offset + 1, sorted(set(found))])
+
+    def source_items(self, node: ast.expr, depth: int = 0) -> list[ast.expr]:
+        """A source list's items: literal lists, a name bound to them (``+=``,
+        ``append``), sums, ``sorted``/``list`` of them."""
+        if depth > 8:
+            return []
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            out: list[ast.expr] = []
+            for e in node.elts:
+                out += self.source_items(e.value, depth + 1) if isinstance(e, ast.Starred) else [e]
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.source_items(node.left, depth + 1) + self.source_items(node.right, depth + 1)
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("sorted", "list") and node.args:
+            return self.source_items(node.args[0], depth + 1)
+        if isinstance(node, ast.Name) and node.id in self.values.env:
+            out = []
+            for bound in self.values.env[node.id]:
+                out += self.source_items(bound, depth + 1)
+            return out
+        return [node]
+
+    def glob(self, node: ast.Call, last: str, name: str) -> None:
+        if last == "rglob" or (isinstance(node.func, ast.Attribute) and name not in (
+                "glob.glob", "glob.iglob") and not name.startswith("glob.")):
+            if not node.args or not isinstance(node.func, ast.Attribute):
+                return  # a glob of an unknown object
+            base = node.func.value
+            sep = "/**/" if last == "rglob" else "/"
+            for b in self.values.values(base):
+                for p in self.values.values(node.args[0]):
+                    found = self.path(b)
+                    if found is not None and glob(p, True):
+                        self.add("paths", [f"{found}{sep}{glob(p, True)}",
+                                           *self.where(p, node), "glob"])
+            return
+        if node.args:
+            self.path_rows(node.args[0], "glob", node, pattern=True)
+
+    def exists(self, node: ast.Call) -> None:
+        if node.args:
+            self.path_rows(node.args[0], "exists", node)
+        elif isinstance(node.func, ast.Attribute):  # Path(x).exists()
+            self.path_rows(node.func.value, "exists", node)
+
+    # -- modules ---------------------------------------------------------------------
+
+    def loads(self, arg: ast.expr, folder: str, call: ast.AST, how: str) -> None:
+        for v in self.values.values(arg):
+            name = glob(v)
+            if name.strip("*."):
+                self.add("loads", [name, folder, *self.where(v, call), how])
+
+    def load_library(self, node: ast.Call) -> None:
+        for v in self.values.values(node.args[0]):
+            g = glob(v)
+            base = g.rpartition("/")[2]
+            if not base.strip("*") or not base.endswith((".so", ".pyd", ".dll", ".dylib")):
+                continue
+            found = self.path(v) if g.startswith(ROOT) else None
+            folder = found.rpartition("/")[0] if found and "*" not in found.rpartition("/")[0] else ""
+            stem = base.partition(".")[0]
+            if stem.strip("*"):
+                self.add("loads", [stem, folder, *self.where(v, node), "load_library"])

@@ -1,0 +1,66 @@
+"""The check runs after every port (also a dry run and a no-change re-run) and as
+``musa-port check OUT``: its findings stand in the files they are about, fail
+``--check``, and are never kept in the manifest (they depend on other files).
+
+The tree is one whose port cannot hang together whatever the port gets right:
+``--no-python`` copies setup.py as it is, while the kernel it names is renamed."""
+
+from __future__ import annotations
+
+from conftest import make_tree, musa_port_here
+
+from musa_porting.tree.options import PortOptions
+from musa_porting.tree.porter import port_tree
+from musa_porting.write.manifest import load_manifest
+
+TREE = {
+    "setup.py": (
+        "from setuptools import setup\n"
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "\n"
+        "setup(name='pkg', ext_modules=[\n"
+        "    CUDAExtension('pkg._C', ['csrc/bind.cpp', 'csrc/cuda/k_cuda.cu'])])\n"),
+    "csrc/bind.cpp": ('#include <torch/extension.h>\n#include "cuda/k_cuda.cuh"\n'
+                      "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"k\", &k); }\n"),
+    "csrc/cuda/k_cuda.cuh": "#pragma once\nint k();\n",
+    "csrc/cuda/k_cuda.cu": '#include "k_cuda.cuh"\nint k() { return 1; }\n',
+}
+
+
+def _found(result):
+    return [(f.out_rel, d.id, d.line) for f in result.files for d in f.diagnostics
+            if d.id.startswith("MP50")]
+
+
+def test_a_port_reports_what_does_not_hang_together(tmp_path):
+    src = make_tree(tmp_path / "src", TREE)
+    out = tmp_path / "out"
+    opts = dict(src=str(src), output=str(out), python=False, jobs=1)
+    result = port_tree(PortOptions(**opts))
+    assert _found(result) == [("setup.py", "MP5001", 5)]
+    # Not kept in the manifest: found again by every run, from the facts it keeps.
+    assert "MP5001" not in (out / ".musa-port-manifest.json").read_text()
+    assert load_manifest(str(out)).files["setup.py"].facts["builds"]
+    again = port_tree(PortOptions(**opts))
+    assert again.written == 0 and _found(again) == [("setup.py", "MP5001", 5)]
+    dry = port_tree(PortOptions(**opts, dry_run=True))
+    assert _found(dry) == [("setup.py", "MP5001", 5)]
+
+
+def test_the_hanging_together_of_a_port_fails_check_and_is_the_check_command(tmp_path):
+    src = make_tree(tmp_path / "src", TREE)
+    out = tmp_path / "out"
+    code, _, err = musa_port_here(src, "-o", out, "--no-python", "--check", "-q")
+    assert code == 1 and "setup.py:5:" in err and "MP5001" in err, err
+    code, _, err = musa_port_here(src, "-o", out, "--no-python", "--check", "-q",
+                                  "--suppress", "MP5001")
+    assert code == 0, err
+    code, stdout, err = musa_port_here("check", out)
+    assert code == 1, err
+    assert f"{out}/setup.py:5:" in stdout and "csrc/musa/k_musa.mu" in stdout, stdout
+    # Ported with the Python, the tree hangs together: the same command passes.
+    code, _, err = musa_port_here(src, "-o", tmp_path / "whole", "-q")
+    assert code == 0, err
+    code, stdout, err = musa_port_here("check", tmp_path / "whole")
+    assert (code, stdout) == (0, ""), stdout + err
+    assert "hangs together" in err
