@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..port.cxx import lexer
+from .facts import WILDCARD
 
 # `#include "x"` (the quoted form names the project's files; <x> the system's).
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\r\n]+)"')
@@ -30,7 +31,6 @@ _BIND = re.compile(rb"\.\s*def(?:_static|_readonly|_readwrite|_property|_submodu
                    + rb")\"|\.\s*attr\s*\(\s*\"(" + _NAME + rb")\"\s*\)\s*=")
 _REGISTER = re.compile(rb"\.\s*(?:op|schema)\s*\(\s*\"(" + _NAME + rb")::(" + _NAME + rb")")
 _SCHEMA_NAME = re.compile(r"\s*(?:(" + _NAME.decode() + r")::)?(" + _NAME.decode() + r")")
-WILDCARD = "*"  # TORCH_EXTENSION_NAME: the build's name, whatever it is
 
 
 def _line_col(data: bytes, pos: int) -> tuple[int, int]:

@@ -27,6 +27,8 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+WILDCARD = "*"  # an op namespace that is TORCH_EXTENSION_NAME: the build's name, whatever it is
+
 # The file kinds whose facts the check reads (tree/kinds.py's kinds), by name for a
 # file that is copied rather than ported (--no-python, a MUSA twin).
 _CXX_EXTENSIONS = frozenset((".cu", ".cuh", ".mu", ".muh", ".c", ".cc", ".cpp", ".cxx", ".h",

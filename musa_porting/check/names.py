@@ -13,7 +13,7 @@ renamed one side): a name defined nowhere may be defined at run time, by Python
 from __future__ import annotations
 
 from .built import Modules, last
-from .cxx_facts import WILDCARD
+from .facts import WILDCARD
 from .found import Found, finding, where
 from .tree import OutTree
 

@@ -1,29 +1,41 @@
 """The check after every port (``musa_porting/check``), on what the run writes (or, in
 a dry run, would write): its findings join the findings of the files they stand in,
-so that every report, ``--suppress`` and ``--check`` take them as any other."""
+so that every report, ``--suppress`` and ``--check`` take them as any other.
+
+A run whose every record is the last run's (a no-change re-run) has the facts the last
+check joined, and so its findings: they are taken from the manifest, and nothing of
+the check is loaded."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from ..write.manifest import Manifest
 from . import timings
 from .plan import Planned
 from .result import PortResult
 
 
-def check_port(result: PortResult, planned: list[Planned], out: str, reverse: bool) -> None:
-    from ..check.run import check_tree, tree_of
+def check_port(result: PortResult, planned: list[Planned], out: str, reverse: bool,
+               old: Manifest) -> None:
+    if old.consistency is not None and len(planned) == len(old.files) and all(
+            p.record is old.files.get(p.out_rel) for p in planned):
+        result.consistency = old.consistency
+    else:
+        from ..check.run import check_tree, tree_of
 
-    records = {p.out_rel: p.record for p in planned if p.record.kind != "symlink"}
-    found = check_tree(tree_of(records, out, reverse))
-    if found:
+        records = {p.out_rel: p.record for p in planned if p.record.kind != "symlink"}
+        result.consistency = [[rel, *d.to_list()]
+                              for rel, d in check_tree(tree_of(records, out, reverse))]
+    if result.consistency:
         by_out = {f.out_rel: f for f in result.files}
         rows: dict[str, list[list]] = {}
-        for rel, d in found:
-            rows.setdefault(rel, []).append(d.to_list())
+        for rel, *row in result.consistency:
+            rows.setdefault(rel, []).append(row)
         for rel, new in rows.items():
-            f = by_out[rel]
-            # A copy: the run's record is the manifest's, which keeps no finding of the
-            # check (they depend on other files, and are found again by every run).
-            f.record = replace(f.record, diagnostics=[*f.record.diagnostics, *new])
+            f = by_out.get(rel)
+            if f is not None:
+                # A copy: the run's record is the manifest's, whose findings are the
+                # file's own (the check's depend on other files: kept apart).
+                f.record = replace(f.record, diagnostics=[*f.record.diagnostics, *new])
     timings.mark("consistency check")

@@ -205,7 +205,7 @@ class Porter:
                 summarise_libraries(result.files, self.libraries)
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
-            check_port(result, planned, self.out, opts.reverse)  # does OUT hang together?
+            check_port(result, planned, self.out, opts.reverse, old)  # does OUT hang together?
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale)
@@ -333,7 +333,8 @@ def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Ent
     the bases of packs mostly dead moved to this run's)."""
     return Manifest(src, fingerprint, merging.repack({p.out_rel: p.record for p in planned}),
                     [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), src),
-                    project.to_json() if project is not None else {}, result.rule_status)
+                    project.to_json() if project is not None else {}, result.rule_status,
+                    result.consistency)
 
 
 def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:
@@ -350,6 +351,7 @@ def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
     """Whether the manifest must be written: else every record is the one the manifest
     already holds, and a no-change re-run writes nothing at all."""
     return not (old.fingerprint == new.fingerprint and not removed and old.project == new.project
+                and old.consistency == new.consistency
                 and new.files.keys() == old.files.keys()
                 and all(rec is old.files[k] for k, rec in new.files.items())
                 and sorted(old.dirs) == sorted(new.dirs))

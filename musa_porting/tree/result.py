@@ -75,6 +75,9 @@ class PortResult:
     shared_root: str = ""
     shared_mentions: list = field(default_factory=list)
     shared_cut: bool = False
+    # The consistency check's findings ([output, *Diagnostic.to_list()]), kept in the
+    # manifest for a re-run that changes nothing (tree/consistency.py).
+    consistency: list = field(default_factory=list)
 
     @property
     def merged(self) -> list[str]:

@@ -125,6 +125,9 @@ class Manifest:
     # The project-symbol plan of the run (rules/project.ProjectPlan.to_json).
     project: dict = field(default_factory=dict)
     rule_status: dict = field(default_factory=dict)  # the rules by status (status_counts)
+    # The check's findings on the tree as written ([output, *Diagnostic.to_list()]), for a
+    # re-run that changes nothing (None: not recorded; check/run.py).
+    consistency: list | None = None
     # Why a manifest that is there could not be used ("" when absent or read): every
     # output then looks like the user's, and an error must say why.
     problem: str = ""
@@ -150,6 +153,7 @@ class Manifest:
             "options": self.options,
             "project": self.project,
             "rule_status": self.rule_status,
+            "consistency": self.consistency or [],
         }
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
         yield dumps(head)[:-1] + ',"files":{\n'
@@ -241,7 +245,7 @@ def _load(out_dir: str, name: str) -> Manifest:
         found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                          [d for d in dirs if inside_rel(d)], data.get("rules", 0),
                          data.get("options", {}), data.get("project", {}),
-                         data.get("rule_status", {}))
+                         data.get("rule_status", {}), data.get("consistency"))
         if bad:
             shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more"
                                                            if len(bad) > 5 else "")
@@ -276,7 +280,8 @@ def _cache(out_dir: str, raw: bytes, m: Manifest) -> None:
     rows = list(map(attrgetter(*_RECORD_FIELDS), m.files.values()))
     manifest_cache.save(out_dir, raw, _RECORD_FIELDS, len(rows),
                         ((m.src, m.fingerprint), list(m.files), rows,
-                         (m.dirs, m.rules, m.options, m.project, m.rule_status)))
+                         (m.dirs, m.rules, m.options, m.project, m.rule_status,
+                          m.consistency)))
 
 
 def _from_cache(content: tuple) -> Manifest:

@@ -120,4 +120,13 @@ def head_ok(data: dict) -> bool:
             and type(data.get("dirs", [])) is list and type(data.get("rules", 0)) is int
             and type(data.get("options", {})) is dict and project_ok(data.get("project", {}))
             and _counts_ok(data.get("rule_status", {}))
+            and _consistency_ok(data.get("consistency", []))
             and type(data.get("files", {})) is dict)
+
+
+def _consistency_ok(rows: Any) -> bool:
+    """The check's findings a manifest keeps: [output, *finding]."""
+    if not rows:
+        return rows is None or type(rows) is list
+    return type(rows) is list and all(type(r) is list and r and type(r[0]) is str
+                                      for r in rows) and _diagnostics_ok([r[1:] for r in rows])
