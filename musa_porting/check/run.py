@@ -42,12 +42,22 @@ def _unquieted(tree: OutTree, found: list[Found]) -> Iterable[Found]:
         yield rel, d
 
 
-def tree_of(records: Mapping, out_dir: str | None, reverse: bool = False) -> OutTree:
+def tree_of(records: Mapping, out_dir: str | None, reverse: bool = False,
+            edited: bool = False) -> OutTree:
     """The check's view of OUT from manifest records (``write.manifest.FileRecord``),
-    each output's facts read from OUT where a record has none."""
+    each output's facts read from OUT where a record has none. ``edited``: OUT may have
+    changed since the records were made (``musa-port check`` after hand edits): an
+    output that is gone is left out, one whose size or mtime changed is read again."""
     view: dict[str, tuple[str, dict | None]] = {}
     for rel, rec in records.items():
         facts = rec.facts
+        if edited and out_dir is not None and rec.kind != "symlink":
+            try:
+                st = os.lstat(os.path.join(out_dir, rel))
+            except OSError:
+                continue  # removed by hand: what names it names nothing
+            if (st.st_size, st.st_mtime_ns) != (rec.out_size, rec.out_mtime_ns):
+                facts = None
         if facts is None and rec.kind != "symlink" and out_dir is not None:
             kind = rec.lang if rec.lang in ("cxx", "python", "cmake", "make") else kind_by_name(rel)
             if kind is not None:
@@ -71,4 +81,5 @@ def check_output(out_dir: str) -> list[Found]:
     if not manifest.files:
         raise PortError(f"no {MANIFEST_NAME}: not a tree musa-port ported (port it first)",
                         out_dir)
-    return check_tree(tree_of(manifest.files, out_dir, bool(manifest.options.get("reverse"))))
+    return check_tree(tree_of(manifest.files, out_dir, bool(manifest.options.get("reverse")),
+                              edited=True))

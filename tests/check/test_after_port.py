@@ -7,6 +7,8 @@ The tree is one whose port cannot hang together whatever the port gets right:
 
 from __future__ import annotations
 
+import json
+
 from conftest import make_tree, musa_port_here
 
 from musa_porting.tree.options import PortOptions
@@ -70,3 +72,10 @@ def test_the_hanging_together_of_a_port_fails_check_and_is_the_check_command(tmp
     code, stdout, err = musa_port_here("check", tmp_path / "whole")
     assert (code, stdout) == (0, ""), stdout + err
     assert "hangs together" in err
+    # Edited by hand after the port: the check reads the edited file, not the manifest's
+    # facts of the file as the port wrote it.
+    kernel = tmp_path / "whole" / "csrc" / "musa" / "k_musa.mu"
+    kernel.write_text(kernel.read_text().replace('"k_musa.muh"', '"k_cuda.cuh"'))
+    code, stdout, err = musa_port_here("check", tmp_path / "whole", "--output-format", "json")
+    assert code == 1 and [(f["id"], f["file"], f["line"]) for f in json.loads(stdout)] == [
+        ("MP5006", "csrc/musa/k_musa.mu", 1)], stdout + err
