@@ -162,6 +162,11 @@ class _Reader:
                     bound[name] = what
             elif isinstance(node, ast.Call):
                 self.call(node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) \
+                    and _dotted(node.value.func).rpartition(".")[2] == "load_ext" and node.value.args:
+                # ext_module = ext_loader.load_ext('_ext', [...]): an extension for certain
+                bound[node.targets[0].id] = "!" + self.ext_name(node.value.args[0])
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
                     and _dotted(node.value).count(".") == 2 and _dotted(node.value).startswith("torch.ops."):
                 self.add("reads", [node.value.attr, node.attr, node.lineno,  # type: ignore[attr-defined]
@@ -202,12 +207,15 @@ class _Reader:
         elif last == "load_library" and node.args:
             self.load_library(node)
         elif last == "load_ext" and len(node.args) > 1:
-            module = [v for v in self.values.values(node.args[0])]
-            spec = glob(module[0]) if len(module) == 1 else "*"
+            spec = self.ext_name(node.args[0])
             for item in self.values.elements(node.args[1]) or ():
                 for v in self.values.values(item):
                     if "*" not in glob(v):
                         self.add("attrs", [f"!{spec}", glob(v), item.lineno, item.col_offset + 1])
+
+    def ext_name(self, node: ast.expr) -> str:
+        module = self.values.values(node)
+        return glob(module[0]) if len(module) == 1 else "*"
 
     # -- paths -----------------------------------------------------------------------
 

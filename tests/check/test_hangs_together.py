@@ -68,6 +68,7 @@ BREAKS = [
     ("csrc/version.cpp", '"ht_pkg::cuda_version"', '"ht_pkg::musa_version"', "MP5003", 21),
     ("ht_pkg/ops.py", "bind.scale_musa(x)", "bind.scale_cuda(x)", "MP5004", 15),
     ("ht_pkg/ops.py", "['norm', 'scale_musa']", "['norm', 'scale_cuda']", "MP5004", 6),
+    ("ht_pkg/ops.py", "ext_module.scale_musa(x)", "ext_module.scale_cuda(x)", "MP5004", 19),
     ("csrc/musa/scale_musa.mu", '"helpers.muh"', '"helpers.cuh"', "MP5006", 2),
 ]
 
