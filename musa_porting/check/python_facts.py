@@ -1,11 +1,12 @@
 """What a ported Python file names by string: the extensions, sources and globs a
-``setup.py`` builds with, the modules a loader computes, the ops and extension names
-the code reads, and its imports.
+``setup.py`` builds with and the modules a loader computes (read here, from the whole
+file's syntax tree), and, for every file, its imports, the ops and extension names it
+reads (``python_refs.py``, a scan).
 
-A file is parsed whole only when it holds a word of those (a build, a loader, a path
-checked next to ``__file__``): a parse costs ten times the port's own scan, and most
-files of a large Python tree have none. Any other file gives its imports and the names
-read off them, found by a scan of its code and parsed a statement at a time.
+A file that names no word the port renames (``words.py``) has no reference the port
+could break: it is not read further (a setup.py is, for what the build makes). A file
+is parsed whole only when it holds a word of a build, a loader, or a path checked next
+to ``__file__``: a parse costs ten times the scan.
 
 Values come from ``port/python/values.py``: a path is a glob pattern, ``*`` where the
 value is not known. ``__file__`` is read as the file's own path, so what is computed
@@ -18,38 +19,31 @@ from __future__ import annotations
 
 import ast
 import posixpath
-import re
-import sys
 import warnings
 
 from ..port.python.values import Values, glob
 from .paths import normalize
+from .python_refs import python_refs
+from .words import names_port_words
 
 ROOT = "\x00"  # __file__'s value starts with it: what follows is tree-relative
-_SETUP_WORDS = (b"Extension", b"setup(")
-_LOADER_WORDS = (b"find_spec", b"import_module", b"load_library", b"load_ext", b"torch.ops")
+_LOADER_WORDS = (b"find_spec", b"import_module", b"load_library")
 _PATH_WORDS = (b"glob", b"exists", b"isfile", b"isdir")
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+\.*[\w.]*[ \t]+import\b|import[ \t]+\w)", re.M)
-# Modules no project defines: their imports are not the check's business.
-_OUTSIDE = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(
-    {"torch", "torch_musa", "numpy", "setuptools", "pkg_resources", "distutils", "pytest",
-     "typing_extensions", "triton", "scipy", "pybind11"})
 _EXISTS = frozenset({"exists", "isfile", "isdir"})
-_MAX_ATTRS = 200  # names read off imports, per file: the first of each, enough to check
 
 
 def python_facts(data: bytes, rel: str) -> dict:
-    setup = posixpath.basename(rel) == "setup.py" or any(w in data for w in _SETUP_WORDS)
-    deep = setup or any(w in data for w in _LOADER_WORDS) or (
-        b"__file__" in data and any(w in data for w in _PATH_WORDS))
     out: dict = {}
-    if deep:
+    setup = posixpath.basename(rel) == "setup.py" or b"cpp_extension" in data or (
+        b"Extension(" in data and b"setuptools" in data)
+    if not setup and not names_port_words(data):
+        return out  # nothing here can differ from its other end by the port's renames
+    python_refs(data, out)
+    if setup or any(w in data for w in _LOADER_WORDS) or (
+            b"__file__" in data and any(w in data for w in _PATH_WORDS)):
         tree = _parse(data)
         if tree is not None:
             _Reader(tree, rel, setup, out).read()
-            return out
-    if _IMPORT.search(data) is not None:
-        _light(data, out)
     return out
 
 
@@ -73,71 +67,6 @@ def _dotted(node: ast.AST) -> str:
     return ""
 
 
-def import_rows(node: ast.Import | ast.ImportFrom, line: int | None = None
-                ) -> list[tuple[str, str, int, int, str]]:
-    """(module spec, the name it binds, line, col, the spec of what that name is) of
-    each module an import names: a
-    relative one with its leading dots; ``from m import a`` names ``m.a`` (a module or
-    an attribute of ``m``: the check tells which)."""
-    at = line if line is not None else node.lineno
-    col = node.col_offset + 1
-    out = []
-    if isinstance(node, ast.Import):
-        for a in node.names:
-            top = a.name.partition(".")[0]
-            if top not in _OUTSIDE:  # `import a.b` binds `a`: what is read off it is a's
-                out.append((a.name, a.asname or top, at, col, a.name if a.asname else top))
-        return out
-    base = "." * node.level + (node.module or "")
-    if node.level == 0 and (node.module or "").partition(".")[0] in _OUTSIDE or base == "__future__":
-        return []
-    for a in node.names:
-        if a.name != "*":
-            sep = "" if base.endswith(".") or not base else "."
-            out.append((base + sep + a.name, a.asname or a.name, at, col, base + sep + a.name))
-    return out
-
-
-def _light(data: bytes, out: dict) -> None:
-    """Imports, each statement parsed alone, and the names read off what they bind."""
-    from ..port.python.lexer import lex
-
-    lx = lex(data)
-    rows = []
-    for m in _IMPORT.finditer(data):
-        if not lx.in_code(m.end() - 1):
-            continue
-        start, end = lx.statement(m.end() - 1)
-        text = data[start:end].strip()
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
-        line = data.count(b"\n", 0, start) + 1
-        for node in tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                rows += import_rows(node, line)
-    if not rows:
-        return
-    out["imports"] = [[spec, line, col] for spec, _, line, col, _ in rows]
-    bound = {name: spec for _, name, _, _, spec in rows}
-    reads = re.compile(rb"(?<![\w.])(" + b"|".join(re.escape(n.encode()) for n in bound)
-                       + rb")\.([A-Za-z_]\w*)")
-    attrs, seen = [], set()
-    for m in reads.finditer(lx.code):
-        key = (m.group(1), m.group(2))
-        if key in seen:
-            continue
-        seen.add(key)
-        line = data.count(b"\n", 0, m.start()) + 1
-        attrs.append([bound[m.group(1).decode()], m.group(2).decode(), line,
-                      m.start(2) - data.rfind(b"\n", 0, m.start(2))])
-        if len(attrs) >= _MAX_ATTRS:
-            break
-    if attrs:
-        out["attrs"] = attrs
-
-
 class _Reader:
     """One pass over a parsed module's nodes, gathering its facts into ``out``."""
 
@@ -154,42 +83,16 @@ class _Reader:
             rows.append(row)
 
     def read(self) -> None:
-        bound: dict[str, str] = {}
         for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for spec, name, line, col, what in import_rows(node):
-                    self.add("imports", [spec, line, col])
-                    bound[name] = what
-            elif isinstance(node, ast.Call):
+            if isinstance(node, ast.Call):
                 self.call(node)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) \
-                    and _dotted(node.value.func).rpartition(".")[2] == "load_ext" and node.value.args:
-                # ext_module = ext_loader.load_ext('_ext', [...]): an extension for certain
-                bound[node.targets[0].id] = "!" + self.ext_name(node.value.args[0])
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
-                    and _dotted(node.value).count(".") == 2 and _dotted(node.value).startswith("torch.ops."):
-                self.add("reads", [node.value.attr, node.attr, node.lineno,  # type: ignore[attr-defined]
-                                   node.col_offset + 1])
-        if bound:
-            self.attrs(bound)
-
-    def attrs(self, bound: dict[str, str]) -> None:
-        seen = set()
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and node.value.id in bound and (node.value.id, node.attr) not in seen:
-                seen.add((node.value.id, node.attr))
-                self.add("attrs", [bound[node.value.id], node.attr, node.lineno,
-                                   node.col_offset + 1])
-                if len(seen) >= _MAX_ATTRS:
-                    return
 
     def call(self, node: ast.Call) -> None:
         name = _dotted(node.func)
         last = name.rpartition(".")[2] if name else (
             node.func.attr if isinstance(node.func, ast.Attribute) else "")
-        if last.endswith("Extension") and last != "BuildExtension":
+        if last.endswith("Extension") and last != "BuildExtension" or (
+                last == "load" and any(k.arg == "sources" for k in node.keywords)):  # a JIT build
             self.extension(node)
         elif last in ("glob", "iglob", "rglob"):
             self.glob(node, last, name)
@@ -206,18 +109,6 @@ class _Reader:
             self.loads(node.args[0], "", node, "import_module")
         elif last == "load_library" and node.args:
             self.load_library(node)
-        elif last == "load_ext" and len(node.args) > 1:
-            spec = self.ext_name(node.args[0])
-            for item in self.values.elements(node.args[1]) or ():
-                for v in self.values.values(item):
-                    if "*" not in glob(v):
-                        self.add("attrs", [f"!{spec}", glob(v), item.lineno, item.col_offset + 1])
-
-    def ext_name(self, node: ast.expr) -> str:
-        module = self.values.values(node)
-        return glob(module[0]) if len(module) == 1 else "*"
-
-    # -- paths -----------------------------------------------------------------------
 
     def path(self, value, pattern: bool = False) -> str | None:
         """The tree path (a glob) of a computed value, or None (outside the tree, or

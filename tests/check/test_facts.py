@@ -48,14 +48,21 @@ def test_a_kernel_file_has_only_its_includes():
 
 def test_python_reads_ops_not_strings_nor_stores():
     src = b"""import torch
-NOT_AN_OP = "torch.ops.mine.fake"
-torch.ops.mine.placeholder = lambda: 0
+NOT_AN_OP = "torch.ops.mine.fake_cuda"
+torch.ops.mine.placeholder_cuda = lambda: 0
 torch.ops.load_library("x.so")
-y = torch.ops.mine.real(1)
-z = torch.ops.mine.real.default
+y = torch.ops.mine.real_cuda(1)
+z = torch.ops.mine.real_cuda.default
 """
     f = gather("python", "pkg/m.py", src)
-    assert [r[:3] for r in f["reads"]] == [["mine", "real", 5], ["mine", "real", 6]]
+    assert [r[:3] for r in f["reads"]] == [["mine", "real_cuda", 5], ["mine", "real_cuda", 6]]
+
+
+def test_python_that_names_no_word_the_port_renames_has_no_facts():
+    # Nothing in it can differ from its other end by a rename: not read further.
+    src = b"from . import _C\nimport torch\ny = torch.ops.mine.real(_C.forward(1))\n"
+    assert gather("python", "pkg/m.py", src) == {}
+    assert gather("python", "pkg/m.py", src + b"# needs the CUDA build\n")["imports"]
 
 
 def test_python_paths_outside_setup_py_only_from_file():
@@ -78,6 +85,17 @@ setup(ext_modules=[CUDAExtension('pkg._C', srcs + ['c.cpp'])])
 """
     f = gather("python", "sub/setup.py", src)
     assert f["builds"] == [[["pkg._C"], 5, 20, ["sub/a.cpp", "sub/c.cpp", "sub/cuda/b_cuda.cu"]]]
+
+
+def test_a_jit_build_names_its_sources_too():
+    src = b"""import os
+from torch.utils.cpp_extension import load
+here = os.path.dirname(os.path.abspath(__file__))
+ext = load(name='fused_cuda', sources=[os.path.join(here, 'csrc', f) for f in ['a.cpp']] +
+           [os.path.join(here, 'csrc', 'fused_kernel.cu')])
+"""
+    f = gather("python", "pkg/jit.py", src)
+    assert f["builds"] == [[["fused_cuda"], 4, 7, ["pkg/csrc/fused_kernel.cu"]]]
 
 
 def test_python_imports_and_names_read_off_them():
