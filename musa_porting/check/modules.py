@@ -72,7 +72,10 @@ def _why_missing(tree: OutTree, mods: Modules, bases_in: list[str], dotted: str)
 
 def python_modules(tree: OutTree, mods: Modules) -> list[Found]:
     out: list[Found] = []
-    exists = lambda p: bool(tree.in_out(p))  # noqa: E731
+
+    def exists(path: str) -> bool:
+        return bool(tree.in_out(path))
+
     for rel, (spec, line, col) in tree.rows("imports"):
         bases, dotted = mods.bases(rel, spec, exists)
         if _lookup(mods, bases, dotted, exists) is not None:
