@@ -1,10 +1,10 @@
 """A file's facts: what it names that another file must define, and what it defines.
 
-Gathered from an output's bytes where the file is ported (in the worker that ports
-it) and kept in its manifest record (``FileRecord.facts``), as the symbol index keeps
-a file's definitions: a re-run reads no unchanged file again, and the check joins the
-facts of every output in the parent. JSON lists, each row ending with the line and
-column in the output it is read from (1-based):
+Gathered from an output's bytes where the file is ported (``gather.py``, in the
+worker that ports it) and kept in its manifest record (``FileRecord.facts``), as the
+symbol index keeps a file's definitions: a re-run reads no unchanged file again, and
+the check joins the facts of every output in the parent. JSON lists, each row with the
+line and column in the output it is read from (1-based):
 
 - ``include``: ``[target, line, col]``, each ``#include "target"``;
 - ``init``: ``[module, line, col, how]``, a module init (``PyInit_x``, ``PYBIND11_MODULE``);
@@ -48,37 +48,6 @@ def kind_by_name(rel: str) -> str | None:
     if base in ("Makefile", "makefile", "GNUmakefile") or ext == ".mk":
         return "make"
     return None
-
-
-def gather(kind: str | None, rel: str, data: bytes) -> dict | None:
-    """The facts of output ``rel`` (tree-relative, as in OUT) of ``kind`` holding
-    ``data``; None for a kind that has none."""
-    if kind == "cxx":
-        from .cxx_facts import cxx_facts
-
-        out = cxx_facts(data)
-    elif kind == "python":
-        from .python_facts import python_facts
-
-        out = python_facts(data, rel)
-    elif kind == "cmake":
-        from .build_facts import cmake_facts
-
-        out = cmake_facts(data, rel)
-    elif kind == "make":
-        from .build_facts import make_facts
-
-        out = make_facts(data, rel)
-    else:
-        return None
-    if out and b"musa-port:" in data:
-        from ..analyze.suppress import suppressions
-
-        marks, _ = suppressions(data)
-        if marks:
-            out["quiet"] = [[line, None if ids is None else sorted(ids)]
-                            for line, ids in sorted(marks.items())]
-    return out
 
 
 # What each key's rows hold (validated when a manifest is read back: a tree that ships

@@ -91,7 +91,7 @@ class _Reader:
         name = _dotted(node.func)
         last = name.rpartition(".")[2] if name else (
             node.func.attr if isinstance(node.func, ast.Attribute) else "")
-        if last.endswith("Extension") and last != "BuildExtension" or (
+        if self.is_extension(last, node.func) or (
                 last == "load" and any(k.arg == "sources" for k in node.keywords)):  # a JIT build
             self.extension(node)
         elif last in ("glob", "iglob", "rglob"):
@@ -109,6 +109,17 @@ class _Reader:
             self.loads(node.args[0], "", node, "import_module")
         elif last == "load_library" and node.args:
             self.load_library(node)
+
+    def is_extension(self, last: str, func: ast.expr) -> bool:
+        """``CUDAExtension(...)``, or a name bound only to such classes (mmcv's
+        ``extension = CUDAExtension``)."""
+        if last.endswith("Extension"):
+            return last != "BuildExtension"
+        bound = self.values.env.get(func.id, ()) if isinstance(func, ast.Name) else ()
+        classes: list[ast.expr] = []
+        for b in bound:  # `Extension = CppExtension if cpu else CUDAExtension` too
+            classes += [b.body, b.orelse] if isinstance(b, ast.IfExp) else [b]
+        return bool(classes) and all(_dotted(c).endswith("Extension") for c in classes)
 
     def path(self, value, pattern: bool = False) -> str | None:
         """The tree path (a glob) of a computed value, or None (outside the tree, or

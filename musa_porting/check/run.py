@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping
 from ..errors import PortError
 from ..safe_open import read_regular
 from .built import Modules
-from .facts import gather, kind_by_name
+from .facts import kind_by_name
 from .found import Found
+from .gather import gather
 from .includes import unresolved_includes
 from .modules import module_inits, python_modules
 from .names import binding_reads, op_reads

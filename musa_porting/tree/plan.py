@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
-from ..check.facts import gather, kind_by_name
+from ..check.facts import kind_by_name
+from ..check.gather import gather
 from ..errors import PortError
 from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver

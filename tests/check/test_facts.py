@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from musa_porting.check.facts import facts_ok, gather
+from musa_porting.check.facts import facts_ok
+from musa_porting.check.gather import gather
 from musa_porting.write.manifest import MANIFEST_NAME, FileRecord, Manifest, load_manifest
 
 
@@ -85,6 +86,19 @@ setup(ext_modules=[CUDAExtension('pkg._C', srcs + ['c.cpp'])])
 """
     f = gather("python", "sub/setup.py", src)
     assert f["builds"] == [[["pkg._C"], 5, 20, ["sub/a.cpp", "sub/c.cpp", "sub/cuda/b_cuda.cu"]]]
+
+
+def test_an_extension_class_chosen_by_a_condition_is_a_build():
+    # mmcv: `extension = CUDAExtension` in one branch, `CppExtension` in another.
+    src = b"""from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension, CppExtension
+if cuda:
+    extension = CUDAExtension
+else:
+    extension = CppExtension
+ext = extension(name='pkg._ext', sources=['a.cpp'])
+"""
+    assert gather("python", "setup.py", src)["builds"] == [[["pkg._ext"], 7, 7, ["a.cpp"]]]
 
 
 def test_a_jit_build_names_its_sources_too():
