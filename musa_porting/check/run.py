@@ -9,7 +9,7 @@ musa-port) has its output read once, here.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from ..errors import PortError
 from ..safe_open import read_regular
@@ -44,7 +44,7 @@ def _unquieted(tree: OutTree, found: list[Found]) -> Iterable[Found]:
 
 
 def tree_of(records: Mapping, out_dir: str | None, reverse: bool = False,
-            edited: bool = False) -> OutTree:
+            edited: bool = False, owned: Collection[str] = ()) -> OutTree:
     """The check's view of OUT from manifest records (``write.manifest.FileRecord``),
     each output's facts read from OUT where a record has none. ``edited``: OUT may have
     changed since the records were made (``musa-port check`` after hand edits): an
@@ -67,7 +67,7 @@ def tree_of(records: Mapping, out_dir: str | None, reverse: bool = False,
                 except (OSError, PortError):
                     facts = None  # gone or unreadable: named by nothing it holds
         view[rel] = (rec.src, facts)
-    return OutTree(view, out_dir, reverse)
+    return OutTree(view, out_dir, reverse, owned)
 
 
 def check_output(out_dir: str) -> list[Found]:
@@ -83,4 +83,4 @@ def check_output(out_dir: str) -> list[Found]:
         raise PortError(f"no {MANIFEST_NAME}: not a tree musa-port ported (port it first)",
                         out_dir)
     return check_tree(tree_of(manifest.files, out_dir, bool(manifest.options.get("reverse")),
-                              edited=True))
+                              edited=True, owned=manifest.files))

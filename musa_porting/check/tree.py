@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import glob as globmod
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from functools import cached_property
 
 from .paths import PathIndex, is_pattern, normalize
@@ -22,13 +22,16 @@ from .paths import PathIndex, is_pattern, normalize
 class OutTree:
     """``records``: each output (tree-relative) -> (its input's path, its facts).
     ``out_dir``: OUT itself, asked only about paths no record names (the user's own
-    files there). ``reverse``: the port went from MUSA to CUDA."""
+    files there), and not about ``owned``, musa-port's outputs of the last run (the
+    records say which it keeps; the others are stale, removed by the run's commit).
+    ``reverse``: the port went from MUSA to CUDA."""
 
     def __init__(self, records: Mapping[str, tuple[str, dict | None]], out_dir: str | None = None,
-                 reverse: bool = False):
+                 reverse: bool = False, owned: Collection[str] = ()):
         self.records = records
         self.out_dir = out_dir
         self.reverse = reverse
+        self.owned = owned
         self.out = PathIndex(records)
 
     def rows(self, key: str) -> Iterator[tuple[str, list]]:
@@ -52,8 +55,10 @@ class OutTree:
         if norm is None:
             return []
         if not is_pattern(norm):
-            return [norm] if os.path.lexists(os.path.join(self.out_dir, norm)) else []
-        return sorted(globmod.glob(norm, root_dir=self.out_dir, recursive=True))[:64]
+            found = [norm] if os.path.lexists(os.path.join(self.out_dir, norm)) else []
+        else:
+            found = sorted(globmod.glob(norm, root_dir=self.out_dir, recursive=True))[:64]
+        return [f for f in found if f not in self.owned]
 
     @cached_property
     def _inputs(self) -> PathIndex:

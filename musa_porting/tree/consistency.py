@@ -25,8 +25,8 @@ def check_port(result: PortResult, planned: list[Planned], out: str, reverse: bo
         from ..check.run import check_tree, tree_of
 
         records = {p.out_rel: p.record for p in planned if p.record.kind != "symlink"}
-        result.consistency = [[rel, *d.to_list()]
-                              for rel, d in check_tree(tree_of(records, out, reverse))]
+        view = tree_of(records, out, reverse, owned=old.files)
+        result.consistency = [[rel, *d.to_list()] for rel, d in check_tree(view)]
     if result.consistency:
         by_out = {f.out_rel: f for f in result.files}
         rows: dict[str, list[list]] = {}

@@ -55,6 +55,18 @@ def test_a_port_reports_what_does_not_hang_together(tmp_path):
     assert _found(port_tree(PortOptions(**opts))) == []
 
 
+def test_an_output_the_run_removes_is_not_there_for_the_check(tmp_path):
+    # Ported first with --keep-paths, the build's csrc/cuda/k_cuda.mu is an output; ported
+    # again with the folders renamed, it is stale (removed by this run's commit), not a
+    # file the build can use.
+    tree = {**TREE, "setup.py": TREE["setup.py"].replace("k_cuda.cu'", "k_cuda.mu'")}
+    src = make_tree(tmp_path / "src", tree)
+    opts = dict(src=str(src), output=str(tmp_path / "out"), python=False, jobs=1)
+    assert _found(port_tree(PortOptions(**opts, rename_paths=False))) == []
+    assert _found(port_tree(PortOptions(**opts, dry_run=True))) == [("setup.py", "MP5001", 5)]
+    assert _found(port_tree(PortOptions(**opts))) == [("setup.py", "MP5001", 5)]
+
+
 def test_the_hanging_together_of_a_port_fails_check_and_is_the_check_command(tmp_path):
     src = make_tree(tmp_path / "src", TREE)
     out = tmp_path / "out"
