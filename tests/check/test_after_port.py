@@ -75,6 +75,15 @@ def test_the_hanging_together_of_a_port_fails_check_and_is_the_check_command(tmp
     code, _, err = musa_port_here(src, "-o", out, "--no-python", "--check", "-q",
                                   "--suppress", "MP5001")
     assert code == 0, err
+    # In the reports as any finding (here JSON and SARIF), at the reference's line.
+    code, _, err = musa_port_here(src, "-o", out, "--no-python", "-q", "--report-json",
+                                  tmp_path / "r.json", "--sarif", tmp_path / "r.sarif")
+    found = [(f["file"], f["id"], f["line"], f["level"])
+             for f in json.loads((tmp_path / "r.json").read_text())["diagnostics"]
+             if f["id"].startswith("MP50")]
+    assert found == [("setup.py", "MP5001", 5, "error")], err
+    sarif = json.loads((tmp_path / "r.sarif").read_text())["runs"][0]
+    assert [r["ruleId"] for r in sarif["results"] if r["ruleId"].startswith("MP50")] == ["MP5001"]
     code, stdout, err = musa_port_here("check", out)
     assert code == 1, err
     assert f"{out}/setup.py:5:" in stdout and "csrc/musa/k_musa.mu" in stdout, stdout
