@@ -24,6 +24,9 @@ _TOP = re.compile(r"^\$\{(?:CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}/")
 _GLOB_WORDS = frozenset({"GLOB", "GLOB_RECURSE"})
 _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
 _MODULE_COMMANDS = frozenset({"pybind11_add_module", "python_add_library", "nanobind_add_module"})
+_FOLDER_COMMANDS = frozenset({"include_directories", "target_include_directories", "add_subdirectory"})
+_FOLDER_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER",
+                              "EXCLUDE_FROM_ALL"})
 _WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")
 _MAKE_TOKEN = re.compile(r"[^\s:=;,()'\"|&<>]+")
 
@@ -65,6 +68,13 @@ def cmake_facts(data: bytes, rel: str) -> dict:
                 found = _resolve(a.value, here)
                 if found is not None and ("*" in a.value or "?" in a.value):
                     paths.append([found, *_line(text, a.body_start), "cmake glob"])
+            continue
+        if name in _FOLDER_COMMANDS:
+            for a in args[1 if name == "target_include_directories" else 0:]:
+                if a.value not in _FOLDER_KEYWORDS and "$<" not in a.value:
+                    found = _resolve(a.value, here)
+                    if found is not None:
+                        paths.append([found, *_line(text, a.body_start), "cmake folder"])
             continue
         sources = []
         for a in args:

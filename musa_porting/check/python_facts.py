@@ -30,6 +30,7 @@ ROOT = "\x00"  # __file__'s value starts with it: what follows is tree-relative
 _LOADER_WORDS = (b"find_spec", b"import_module", b"load_library")
 _PATH_WORDS = (b"glob", b"exists", b"isfile", b"isdir")
 _EXISTS = frozenset({"exists", "isfile", "isdir"})
+_SOURCES = (".cu", ".cuh", ".mu", ".muh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
 
 
 def python_facts(data: bytes, rel: str) -> dict:
@@ -98,6 +99,12 @@ class _Reader:
             self.glob(node, last, name)
         elif last in _EXISTS:
             self.exists(node)
+        elif last == "remove" and self.setup and len(node.args) == 1 \
+                and isinstance(node.func, ast.Attribute):  # op_files.remove('.../x_musa.mu')
+            for v in self.values.values(node.args[0]):
+                if glob(v).endswith(_SOURCES):
+                    self.path_rows(node.args[0], "remove", node)
+                    break
         elif last == "find_spec" and node.args:
             folder = ""
             if len(node.args) > 1:
@@ -169,6 +176,9 @@ class _Reader:
             if isinstance(item, ast.Call) and _dotted(item.func).rpartition(".")[2] in ("glob", "iglob"):
                 continue  # a glob of sources: the glob itself is a path (see call)
             found += self.path_rows(item, "source", item)
+        if kw.get("include_dirs") is not None:
+            for item in self.source_items(kw["include_dirs"]):
+                self.path_rows(item, "include folder", item)
         if names and names != ["*"]:
             self.add("builds", [names, node.lineno, node.col_offset + 1, sorted(set(found))])
 

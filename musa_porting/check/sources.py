@@ -21,6 +21,9 @@ _WHAT = {
     "cmake glob": ("the file(GLOB) pattern", "the target is built without them"),
     "make": ("the Makefile's file", "make stops there"),
     "make glob": ("the $(wildcard) pattern", "the rule is built without them"),
+    "include folder": ("the include folder", "the compiler does not look there"),
+    "remove": ("the file taken out of the source list", "setup.py stops with a ValueError"),
+    "cmake folder": ("the CMake folder", "the compiler (or add_subdirectory) does not find it"),
 }
 
 

@@ -55,8 +55,16 @@ BREAKS = [
     # A computed path whose f-string did not follow the rename: the exists check drops it.
     ("setup.py", "f'{name}_musa.mu'", "f'{name}_cuda.mu'", "MP5001", 24),
     ("setup.py", "'csrc/bind/bind.cpp', 'csrc/musa/scale_musa.mu'",
-     "'csrc/bind/bind.cpp', 'csrc/cuda/scale_cuda.cu'", "MP5001", 29),
-    ("setup.py", "glob.glob('csrc/musa/*.mu')", "glob.glob('csrc/cuda/*.cu')", "MP5001", 30),
+     "'csrc/bind/bind.cpp', 'csrc/cuda/scale_cuda.cu'", "MP5001", 30),
+    ("setup.py", "glob.glob('csrc/musa/*.mu')", "glob.glob('csrc/cuda/*.cu')", "MP5001", 31),
+    # An include folder, and a file taken out of a source list (ValueError if not there).
+    ("setup.py", "include_dirs=[osp.join(extensions_dir, 'musa')]",
+     "include_dirs=[osp.join(extensions_dir, 'cuda')]", "MP5001", 29),
+    ("setup.py", "kernels.remove('csrc/musa/scale_musa.mu')",
+     "kernels.remove('csrc/cuda/scale_musa.mu')", "MP5001", 33),
+    ("CMakeLists.txt", "include_directories(${CMAKE_CURRENT_SOURCE_DIR}/csrc/musa)",
+     "include_directories(${CMAKE_CURRENT_SOURCE_DIR}/csrc/cuda)", "MP5001", 8),
+    ("CMakeLists.txt", "PRIVATE csrc/cpu csrc/musa)", "PRIVATE csrc/cpu csrc/cuda)", "MP5001", 9),
     ("CMakeLists.txt", "${KERNELS} csrc/musa/scale_musa.mu", "${KERNELS} csrc/cuda/scale_cuda.cu",
      "MP5001", 6),
     ("CMakeLists.txt", "/csrc/musa/*.mu", "/csrc/cuda/*.cu", "MP5001", 4),

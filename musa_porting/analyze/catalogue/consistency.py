@@ -12,8 +12,9 @@ _WHERE = ("The finding stands at the reference; its message names what the refer
 
 CHECKS = (
     Check("MP5001", "build-file-missing", "error", False,
-          "A file the ported build names (a `setup.py` source, a glob or an existence check "
-          "over sources, a CMake or Makefile source) is not in the ported tree, and the same "
+          "A file or folder the ported build names (a `setup.py` source or include folder, a "
+          "glob or an existence check over sources, a CMake or Makefile source, include "
+          "folder or glob) is not in the ported tree, and the same "
           "reference, read with the port's renames undone, named an input the port wrote "
           "under another name: the reference did not follow the rename.",
           "path = osp.join(extensions_dir, 'musa', f'{name}_cuda.cu')", family=_FAMILY,
