@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable, Mapping
+from pathlib import Path
 
 from ..errors import PortError
 from ..safe_open import read_regular
@@ -72,10 +73,12 @@ def tree_of(records: Mapping, out_dir: str | None, reverse: bool = False,
 
 def check_output(out_dir: str) -> list[Found]:
     """``musa-port check OUT``: the findings of the ported tree ``out_dir``."""
+    from ..compile.build import check_finished
     from ..write.manifest import MANIFEST_NAME, load_manifest
 
     if not os.path.isdir(out_dir):
         raise PortError("not a folder", out_dir)
+    check_finished(Path(out_dir), "check")  # a port writing it now, or one killed in its commit
     manifest = load_manifest(out_dir)
     if manifest.problem:
         raise PortError(manifest.problem, out_dir)

@@ -100,3 +100,15 @@ def test_the_hanging_together_of_a_port_fails_check_and_is_the_check_command(tmp
     code, stdout, err = musa_port_here("check", tmp_path / "whole", "--output-format", "json")
     assert code == 1 and [(f["id"], f["file"], f["line"]) for f in json.loads(stdout)] == [
         ("MP5006", "csrc/musa/k_musa.mu", 1)], stdout + err
+
+
+def test_the_check_refuses_what_is_not_a_finished_port(tmp_path):
+    code, _, err = musa_port_here("check", tmp_path)
+    assert code == 2 and "not a tree musa-port ported" in err, err
+    src = make_tree(tmp_path / "src", TREE)
+    out = tmp_path / "out"
+    assert musa_port_here(src, "-o", out, "-q")[0] == 0
+    (out / ".musa-port-journal").write_text("{}")  # as a run killed in its commit leaves it
+    code, _, err = musa_port_here("check", out)
+    assert code == 2 and "interrupted" in err and "run the port again" in err, err
+
