@@ -82,7 +82,7 @@ def check_output(out_dir: str) -> list[Found]:
     manifest = load_manifest(out_dir)
     if manifest.problem:
         raise PortError(manifest.problem, out_dir)
-    if not manifest.files:
+    if not manifest.files and not os.path.lexists(os.path.join(out_dir, MANIFEST_NAME)):
         raise PortError(f"no {MANIFEST_NAME}: not a tree musa-port ported (port it first)",
                         out_dir)
     return check_tree(tree_of(manifest.files, out_dir, bool(manifest.options.get("reverse")),
