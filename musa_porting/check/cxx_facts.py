@@ -2,6 +2,11 @@
 headers it includes, the Python modules it initialises, the ops it registers and the
 names it binds for Python.
 
+Only an include a rename can break is kept: one whose target holds a word the port
+renames or a renamed extension (``cuda/x.h``, ``k.cuh``). Any other target names the
+same file after the port as before (from the same folder, or by its unchanged name
+anywhere); the manifest need not hold the 60% of includes that are such.
+
 Read from the bytes the output holds, in the worker that ports the file, and kept in
 its manifest record: the check joins them across files without reading any file again.
 Most kernel files hold none of the binding words, so a file costs one scan for
@@ -15,9 +20,11 @@ import re
 
 from ..port.cxx import lexer
 from .facts import WILDCARD
+from .words import names_port_words
 
 # `#include "x"` (the quoted form names the project's files; <x> the system's).
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\r\n]+)"')
+_RENAMED = (b".cu", b".cuh", b".mu", b".muh")
 # A file that binds or registers anything names one of these (pybind11 helpers that
 # take a module, `void init(py::module &m)`, name py:: or pybind11): six substring
 # scans cost less than one regex of them, or of the binding calls themselves.
@@ -48,6 +55,8 @@ def cxx_facts(data: bytes) -> dict:
         bol = data.rfind(b"\n", 0, m.start()) + 1
         if data[bol:m.start()].strip(b" \t"):
             continue  # not at a line's start: a comment or a string mentions it
+        if not (m.group(1).endswith(_RENAMED) or names_port_words(m.group(1))):
+            continue  # names the same file before and after any rename the port makes
         includes.append([m.group(1).decode("utf-8", "surrogateescape"), *_line_col(data, m.start(1))])
     if includes:
         out["include"] = includes

@@ -12,9 +12,9 @@ from musa_porting.write.manifest import MANIFEST_NAME, FileRecord, Manifest, loa
 
 
 def test_cxx_registrations_in_every_form_and_not_in_comments():
-    src = b"""#include "a.h"
+    src = b"""#include "a_cuda.h"
   # include "b/c.cuh"
-// #include "commented.h"
+// #include "commented.cuh"
 const char *s = "#include \\"in_a_string.h\\"";
 TORCH_LIBRARY(my_ops, m) {
   m.def("scale(Tensor x) -> Tensor");
@@ -32,7 +32,7 @@ PYBIND11_MODULE(_ext, m) {
 PyMODINIT_FUNC PyInit__version_cuda(void) { return NULL; }
 """
     f = gather("cxx", "x.cpp", src)
-    assert [r[:2] for r in f["include"]] == [["a.h", 1], ["b/c.cuh", 2]]
+    assert [r[:2] for r in f["include"]] == [["a_cuda.h", 1], ["b/c.cuh", 2]]
     assert sorted((ns, name) for ns, name, *_ in f["ops"]) == [
         ("*", "frag"), ("legacy", "cuda_version"), ("my_ops", "scale"), ("my_ops", "sel"),
         ("other", "named")]
@@ -41,10 +41,15 @@ PyMODINIT_FUNC PyInit__version_cuda(void) { return NULL; }
                                                   ("_ext", "PYBIND11_MODULE")]
 
 
-def test_a_kernel_file_has_only_its_includes():
+def test_a_kernel_file_has_only_its_includes_that_a_rename_may_break():
     assert gather("cxx", "k.cu", b'#include "k.cuh"\n__global__ void k() {}\n') == {
         "include": [["k.cuh", 1, 11]]}
     assert gather("cxx", "k.cu", b"__global__ void k() { x.defined(); }\n") == {}
+    # A target with no renamed word nor extension names the same file before and after
+    # the port (from the same folder, or by its unchanged name): not kept.
+    src = b'#include "common/utils.h"\n#include "cuda/utils.h"\n#include "../Musa_ops.hpp"\n'
+    assert [r[0] for r in gather("cxx", "a/k.cu", src)["include"]] == ["cuda/utils.h",
+                                                                      "../Musa_ops.hpp"]
 
 
 def test_python_reads_ops_not_strings_nor_stores():
