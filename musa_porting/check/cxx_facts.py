@@ -43,21 +43,33 @@ _REGISTER = re.compile(rb"\.\s*(?:op|schema)\s*\(\s*\"(" + _NAME + rb")::(" + _N
 _SCHEMA_NAME = re.compile(r"\s*(?:(" + _NAME.decode() + r")::)?(" + _NAME.decode() + r")")
 
 
-def _line_col(data: bytes, pos: int) -> tuple[int, int]:
-    return data.count(b"\n", 0, pos) + 1, pos - data.rfind(b"\n", 0, pos)
+class _Lines:
+    """Line and column of offsets asked in increasing order: each newline is counted
+    once (counting from the file's start for each row read a large header over again)."""
+
+    def __init__(self, data: bytes):
+        self.data, self.pos, self.line = data, 0, 1
+
+    def __call__(self, pos: int) -> tuple[int, int]:
+        if pos < self.pos:
+            self.pos, self.line = 0, 1
+        self.line += self.data.count(b"\n", self.pos, pos)
+        self.pos = pos
+        return self.line, pos - self.data.rfind(b"\n", 0, pos)
 
 
 def cxx_facts(data: bytes) -> dict:
     """The facts of one C/C++/CUDA file (see ``facts.py`` for their shape)."""
     out: dict = {}
     includes = []
+    where = _Lines(data)
     for m in _INCLUDE.finditer(data):
         bol = data.rfind(b"\n", 0, m.start()) + 1
         if data[bol:m.start()].strip(b" \t"):
             continue  # not at a line's start: a comment or a string mentions it
         if not (m.group(1).endswith(_RENAMED) or names_port_words(m.group(1))):
             continue  # names the same file before and after any rename the port makes
-        includes.append([m.group(1).decode("utf-8", "surrogateescape"), *_line_col(data, m.start(1))])
+        includes.append([m.group(1).decode("utf-8", "surrogateescape"), *where(m.start(1))])
     if includes:
         out["include"] = includes
     if any(a in data for a in _ANCHORS):
@@ -67,17 +79,18 @@ def cxx_facts(data: bytes) -> dict:
 
 def _bindings(data: bytes, out: dict) -> None:
     """Module inits, op registrations and pybind11 names, read with comments blanked."""
+    where = _Lines(data)  # each pass below asks in increasing order (it restarts between)
     code = bytearray(data)
     for s, e in lexer.comment_and_string_spans(data, frozenset({"comments"})):
         code[s:e] = b" " * (e - s)
     code = bytes(code)
     inits = []
     for m in _PYINIT.finditer(code):
-        inits.append([m.group(1).decode(), *_line_col(data, m.start(1)), "PyInit"])
+        inits.append([m.group(1).decode(), *where(m.start(1)), "PyInit"])
     for m in _PYBIND.finditer(code):
         name = m.group(1).decode()
         if name != "TORCH_EXTENSION_NAME":
-            inits.append([name, *_line_col(data, m.start(1)), "PYBIND11_MODULE"])
+            inits.append([name, *where(m.start(1)), "PYBIND11_MODULE"])
     ops = []
     libraries = [(m.end(), m.group(2).decode(), m.group(1) == b"_IMPL")
                  for m in _LIBRARY.finditer(code)]
@@ -91,16 +104,16 @@ def _bindings(data: bytes, out: dict) -> None:
             sm = _SCHEMA_NAME.match(m.group(1).decode("utf-8", "replace"))
             if sm:
                 space = sm.group(1) or (WILDCARD if ns == "TORCH_EXTENSION_NAME" else ns)
-                ops.append([space, sm.group(2), *_line_col(data, m.start(1))])
+                ops.append([space, sm.group(2), *where(m.start(1))])
     if b"RegisterOperators" in code:
         for m in _REGISTER.finditer(code):
-            ops.append([m.group(1).decode(), m.group(2).decode(), *_line_col(data, m.start(1))])
+            ops.append([m.group(1).decode(), m.group(2).decode(), *where(m.start(1))])
     binds = []
     for m in _BIND.finditer(code):
         if any(s <= m.start() < e for s, e in in_library):
             continue
         k = next(i for i in (1, 2, 3) if m.group(i) is not None)
-        binds.append([m.group(k).decode(), *_line_col(data, m.start(k))])
+        binds.append([m.group(k).decode(), *where(m.start(k))])
     for key, rows in (("init", inits), ("ops", ops), ("binds", binds)):
         if rows:
             out[key] = rows

@@ -29,6 +29,7 @@ from .ported import FileContext
 from .result import DiffItem, FileOutcome
 from .unported import not_text as unported_reason
 from .unported import own_name
+from .vendored import in_library
 from .walk import Entry
 
 if TYPE_CHECKING:
@@ -69,7 +70,8 @@ class Planner:
 
     def __init__(self, opts: PortOptions, src: str, out: str, kinds: KindSelector,
                  out_rel_of: dict[str, str], resolver: IncludeResolver,
-                 fast: dict[str, FileRecord], rules: ActiveRules | None):
+                 fast: dict[str, FileRecord], rules: ActiveRules | None,
+                 libraries: frozenset[str] = frozenset()):
         self.opts = opts
         self.src, self.out = src, out
         self.kinds = kinds
@@ -87,6 +89,7 @@ class Planner:
         self.hand: HandEdits | None = None  # the user's edits of the outputs (set by the run)
         self._taken: set[str] | None = None
         self._defined: frozenset[str] | None = None
+        self.libraries = libraries  # vendored Thrust/CUB/libcu++ copies (tree/vendored.py)
 
     def defined_names(self) -> frozenset[str]:
         """The names the tree's sources define, from the symbol index (once per process)."""
@@ -211,10 +214,9 @@ class Planner:
             if self.hand is not None:
                 settled = self.hand.settle_large(out_rel, st, rec, same)
             planned = Planned(e, out_rel, rec, copy=not same)
-        kind = kind_by_name(out_rel)
-        if kind is not None:  # a source copied as it is (--no-python, a MUSA twin)
-            rec.facts = gather(kind, out_rel, planned.data if planned.data is not None
-                               else read_file(src_path, e.identity))
+        if kind_by_name(out_rel) is not None:  # a source copied as it is (--no-python, a twin)
+            rec.facts = _facts(self.libraries, e.rel, out_rel, kind_by_name(out_rel),
+                               read_file(src_path, e.identity) if planned.data is None else planned.data)
         p = self._settle(planned, st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
@@ -254,13 +256,22 @@ class Planner:
             new, same, status = settled.data, settled.same, settled.status
             if settled.warning:  # said by this run only (not kept in the record)
                 warnings.append(settled.warning)
-        rec.facts = gather(kind, out_rel, new)  # what OUT will hold, for the check
+        rec.facts = _facts(self.libraries, e.rel, out_rel, kind, new)  # what OUT holds
         p = self._settle(Planned(e, out_rel, rec, data=None if same else new), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec, status), item,
                     warnings, e.size)
+
+
+def _facts(libraries: frozenset[str], rel: str, out_rel: str, kind: str | None,
+           data: bytes) -> dict | None:
+    """An output's facts for the check (check/gather.py): none to read in a vendored
+    library, where the port renames nothing, so no reference can break."""
+    if in_library(rel, libraries):
+        return {} if kind is not None else None
+    return gather(kind, out_rel, data)
 
 
 def _starts_with(path: str, magic: bytes, e: Entry) -> bool:

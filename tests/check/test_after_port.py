@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import make_tree, musa_port_here
+from conftest import FIXTURES, make_tree, musa_port_here
 
 from musa_porting.tree.options import PortOptions
 from musa_porting.tree.porter import port_tree
@@ -111,4 +111,15 @@ def test_the_check_refuses_what_is_not_a_finished_port(tmp_path):
     (out / ".musa-port-journal").write_text("{}")  # as a run killed in its commit leaves it
     code, _, err = musa_port_here("check", out)
     assert code == 2 and "interrupted" in err and "run the port again" in err, err
+
+
+def test_a_vendored_library_keeps_its_names_and_is_not_read_for_the_check(tmp_path):
+    # The port renames nothing in a vendored Thrust/CUB copy: no reference in it can be
+    # broken by a rename, and its files' facts are not gathered (the project's are).
+    out = tmp_path / "out"
+    port_tree(PortOptions(src=str(FIXTURES / "vendored_cccl"), output=str(out), jobs=1))
+    files = load_manifest(str(out)).files
+    library = [r for rel, r in files.items() if "/third_party/" in rel and rel.endswith(".cuh")]
+    assert library and all(r.facts == {} for r in library)
+    assert files["csrc/ops/sort_musa.mu"].facts["include"]
 
