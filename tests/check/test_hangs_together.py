@@ -73,6 +73,7 @@ BREAKS = [
     ("csrc/version.cpp", "PyInit__version_musa", "PyInit__version_cuda", "MP5002", 6),
     ("ht_pkg/__init__.py", "f'{library}_musa'", "f'{library}_cuda'", "MP5005", 8),
     ("ht_pkg/__init__.py", "from . import musa", "from . import cuda", "MP5005", 16),
+    ("ht_pkg/musa/streams.py", "from ..ops_musa import", "from ..ops_cuda import", "MP5005", 1),
     ("csrc/version.cpp", '"ht_pkg::cuda_version"', '"ht_pkg::musa_version"', "MP5003", 21),
     ("ht_pkg/ops.py", "bind.scale_musa(x)", "bind.scale_cuda(x)", "MP5004", 15),
     ("ht_pkg/ops.py", "['norm', 'scale_musa']", "['norm', 'scale_cuda']", "MP5004", 6),
