@@ -8,6 +8,8 @@ folder's new name; a new name that another input already has (a tree with both
 ``cuda/`` and ``musa/``) is not taken, and a warning says so. A source whose new name
 is a file beside it that keeps its name (``x.cuh`` beside a hand-written ``x.muh``) is
 not ported: that file is the user's MUSA version, and includes of ``x.cuh`` follow to it.
+No input is renamed onto musa-port's own names at the output's top (a source folder
+``.cuda-port/`` would become its state folder ``.musa-port/``): it keeps its name.
 A vendored Thrust, CUB or libcu++ (``tree/vendored.py``) keeps every name: MUSA keeps
 those libraries' file names (muAlg's ``util_arch.cuh``).
 """
@@ -24,6 +26,7 @@ from ..port.filenames import ported_name
 from ..rules.vocabulary import Vocabulary
 from ..write.manifest import RESERVED_NAMES, Manifest
 from .kinds import KindSelector
+from .python_modules import kept_modules
 from .twins import resolve_twins
 from .unported import keep_unported_names
 from .vendored import in_library
@@ -51,7 +54,8 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                  superseded: dict[str, str] | None = None,
                  file_name: Callable[[str], str] | None = None,
                  libraries: frozenset[str] = frozenset(),
-                 users: Callable[[str], bool] | None = None) -> dict[str, str]:
+                 users: Callable[[str], bool] | None = None,
+                 rename_exported: bool = False) -> dict[str, str]:
     """Each input's output path (inputs in walk order: a folder before its contents).
     ``vocabulary`` is given for --rename-paths; ``file_name`` replaces the extension
     renames for every file; in the ``libraries`` folders (vendored copies of libraries
@@ -64,6 +68,8 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     ``superseded`` (rel -> the twin's rel, or OUT's path when ``users`` says a file of
     the user's in the output is its twin). Without ``superseded``, or when neither of
     two files is the other's twin, the renamed one keeps its own name (a warning says so).
+    Python modules other code imports by name keep theirs (``python_modules.py``;
+    ``rename_exported`` renames the public ones too).
     """
     # The paths are the walk's (no "." or "..", no doubled or trailing "/"): split and
     # joined as strings, which a large tree's re-run notices.
@@ -71,6 +77,8 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
     rank: dict[str, int] = {}
     plain: dict[str, str] = {}  # the output name without vocabulary renames
     renamed: dict[str, str] = {}  # a name's vocabulary renaming (folders repeat)
+    kept = kept_modules(entries, kinds.python, rename_exported) if vocabulary is not None \
+        else frozenset()
     for e in entries:
         parent, _, name = e.rel.rpartition("/")
         out_parent = out_rel_of.get(parent, parent) if parent else ""
@@ -88,7 +96,7 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
         r = rank.get(parent, 0) if parent else 0
         if name_out != name:
             r = max(r, 1)
-        if vocabulary is not None and ported_kind and not vendored:
+        if vocabulary is not None and ported_kind and not vendored and e.rel not in kept:
             wanted = renamed.get(name_out)
             if wanted is None:
                 wanted = renamed[name_out] = _renamed_component(name_out, vocabulary)
@@ -98,6 +106,10 @@ def output_names(src: str, entries: list[Entry], kinds: KindSelector, renames: M
                                 f"{NAME_MAX}")
             elif wanted != name_out:
                 name_out, r = wanted, 2
+        if not parent and name_out != name and name_out in RESERVED_NAMES:
+            warnings.append(f"{e.rel}: warning: not renamed to {name_out}: musa-port's own "
+                            "name in the output folder; it keeps its name")
+            name_out, r = name, 0
         if _too_long(name_out):
             raise PortError(f"{e.rel}: its output name {name_out} would be "
                             f"{len(os.fsencode(name_out))} bytes, over the file system's "
@@ -144,13 +156,13 @@ SUPERSEDED = "(its MUSA version is in the tree)"
 def name_tree(src: str, entries: list[Entry], kinds: KindSelector, renames: Mapping[str, str],
               vocabulary: Vocabulary | None, result, file_name: Callable[[str], str] | None,
               libraries: frozenset[str], users: Callable[[str], bool] | None,
-              old: Manifest) -> Named:
+              old: Manifest, rename_exported: bool = False) -> Named:
     """The names of a run (``result``, its PortResult, gets the warnings, the inputs left
     for their twins and the renamed paths; ``old``, the last run's manifest, says which
     sources were not text when they are as it saw them)."""
     superseded: dict[str, str] = {}  # x.cuh -> the user's x.muh beside it
     out_rel_of = output_names(src, entries, kinds, renames, vocabulary, result.warnings,
-                              superseded, file_name, libraries, users)
+                              superseded, file_name, libraries, users, rename_exported)
     files = {e.rel for e in entries if e.kind != "dir"}
     kept = [e for e in entries if e.rel not in superseded]
     unported = keep_unported_names(src, kept, out_rel_of, kinds, old)

@@ -173,15 +173,19 @@ class Planner:
             current = os.readlink(out_path) if st is not None and stat.S_ISLNK(st.st_mode) else None
         except OSError:
             current = None
-        p = Planned(e, out_rel, rec, link=None if current == target else target)
-        p.over = self.outputs.claim(out_rel, st, current == target)
+        write, status, warning = (None if current == target else target), "", ""
+        if self.hand is not None:  # a link the porter re-pointed is a hand edit
+            write, status, warning = self.hand.settle_link(out_rel, current, target, rec)
+        p = Planned(e, out_rel, rec, link=write)
+        p.over = self.outputs.claim(out_rel, st, write is None)
         if self.stage is not None:
             self.stage(p)
         item = None
-        if self.collect_diff and (target != original or out_rel != e.rel):
+        if self.collect_diff and write is not None and (target != original or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, os.fsencode(original), os.fsencode(target),
                             0o120000, symlink=True)
-        return Step(p, FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec), item, [], 0)
+        return Step(p, FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec, status), item,
+                    [warning] if warning else [], 0)
 
     def _settle(self, p: Planned, st: os.stat_result | None, same: bool) -> Planned:
         """Claim ``p``'s output path; an output that already holds the bytes keeps them

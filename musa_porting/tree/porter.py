@@ -138,7 +138,8 @@ class Porter:
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         named = name_tree(self.src, entries, self.kinds, self.renames,
                           self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
-                          self.libraries, None if opts.reverse else users_file(self.out, old), old)
+                          self.libraries, None if opts.reverse else users_file(self.out, old), old,
+                          opts.rename_exported)
         out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
         self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
         check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
@@ -209,7 +210,7 @@ class Porter:
             check_port(result, planned, self.out, opts.reverse, old)  # does OUT hang together?
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
-            result.warnings += stale_warnings(self.out, stale)
+            result.warnings += stale_warnings(self.out, stale, old, self.src, out_rel_of)
             result.kept_stale += stale.kept
             if stager is None:
                 return

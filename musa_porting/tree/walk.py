@@ -1,7 +1,10 @@
 """Walking the source tree: what to port, what to copy, what to ignore.
 
 Symlinks are never followed (a loop cannot hang us, and torch_musa's porting of the
-files a link points at, twice, is avoided); they are reported as links. Ignore
+files a link points at, twice, is avoided); they are reported as links. A ``.git``
+(git's folder of a clone, or the file of a submodule or a linked work tree) is never
+an input, at any depth: copied into the output it would be taken for the output's own
+repository, and a re-port would merge git's internals (``GIT_OWN`` among the ignored). Ignore
 patterns are gitignore-style (``gitignore.py``), so a bare ``mlu`` ignores every
 ``mlu`` at any depth with everything under it, and ``common/mlu`` only the one under
 the root.
@@ -72,6 +75,9 @@ class Ignorer:
         return self.patterns[-1]
 
 
+GIT_DIR = ".git"
+GIT_OWN = "(git's own folder: never ported)"  # how a .git shows among the ignored
+
 _SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
             (stat.S_ISBLK, "a device"))
 
@@ -93,6 +99,10 @@ def walk(root: str, ignorer: Ignorer, ignored: dict[str, str] | None = None,
         subdirs = []
         for item in items:
             rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
+            if item.name == GIT_DIR:
+                if ignored is not None:
+                    ignored[rel] = GIT_OWN
+                continue
             try:
                 st = item.stat(follow_symlinks=False)
             except FileNotFoundError:

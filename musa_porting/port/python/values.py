@@ -7,195 +7,45 @@ check of the ported tree must tell what the build will look for; both need the v
 the expression, which is literal text the code holds and holes where it comes from
 outside (a glob's result, an argument, the environment).
 
-``Values(tree, file)`` reads a module once: every name's assignments (also loop targets
-over literal lists, ``product``/``zip``/``enumerate`` of them, ``+=``, ``.append``), and
-``values(node)`` gives an expression's alternatives, each a tuple of ``Lit`` (text and
-the literal it is written in, for a rewrite) and ``HOLE``. Conditional and repeated
-assignments give several alternatives; past ``LIMIT`` a name is a hole. Unknown calls,
-subscripts and attributes are holes: a value is never guessed, only read.
+``Values(tree, file)`` reads a module once (``bindings.py``: what each name is given),
+and ``values(node)`` gives an expression's alternatives, each a tuple of ``Lit`` (text
+and the literal it is written in, for a rewrite) and ``HOLE`` (``value_model.py``).
+Conditional and repeated assignments give several alternatives; past ``LIMIT`` a name is
+a hole. Unknown calls, subscripts and attributes are holes: a value is never guessed,
+only read.
 """
 
 from __future__ import annotations
 
 import ast
-import posixpath
-import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
-LIMIT = 32  # alternatives of one value; more is a hole (a name set in a loop of anything)
+from .bindings import Bindings
+from .formats import format_call, percent
+from .value_model import HOLE, LIMIT, UNKNOWN, Lit, Value, dirname, glob, join_path, product, text
 
-
-@dataclass(frozen=True)
-class Lit:
-    """Literal text of a value and where it is written: ``node`` the ``ast.Constant`` or
-    ``ast.JoinedStr`` it comes from (None when the code implies it: a join's ``/``),
-    ``part`` the index of an f-string's text run among the JoinedStr's values."""
-
-    text: str
-    node: ast.AST | None = None
-    part: int = -1
-
-
-HOLE = None
-Part = Lit | None
-Value = tuple[Part, ...]
-_UNKNOWN: list[Value] = [(HOLE,)]
+__all__ = ["HOLE", "LIMIT", "Lit", "Value", "Values", "glob", "string_calls", "text"]
 
 _PATH_IDENTITY = frozenset({"abspath", "realpath", "normpath", "expanduser", "str", "fspath",
                             "resolve", "absolute"})
-_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(![rsa])?(:[^{}]*)?\}")
-_PERCENT_FIELD = re.compile(r"%%|%(?:\((\w+)\))?[-#0 +]*\d*(?:\.\d+)?([sdirf])")
 
 
-def text(value: Value) -> str | None:
-    """The value's whole text, when it has no hole."""
-    if any(p is HOLE for p in value):
-        return None
-    return "".join(p.text for p in value)  # type: ignore[union-attr]
-
-
-def glob(value: Value, pattern: bool = False) -> str:
-    """The value as a glob pattern: a hole matches anything within one path component
-    (``**`` would be a guess about how deep a variable's folder is). ``pattern``: the
-    value is a pattern itself (given to ``glob.glob``), so its ``*`` are wildcards too."""
-    return "".join("*" if p is HOLE else p.text if pattern else _glob_escape(p.text)
-                   for p in value)
-
-
-def _glob_escape(s: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", s) if any(c in s for c in "*?[") else s
-
-
-def concat(*values: Value) -> Value:
-    """Values joined end to end, adjacent holes merged."""
-    out: list[Part] = []
-    for v in values:
-        for p in v:
-            if p is HOLE and out and out[-1] is HOLE:
-                continue
-            out.append(p)
-    return tuple(out)
-
-
-def _product(options: list[list[Value]], join=concat) -> list[Value]:
-    out: list[Value] = [()]
-    for alts in options:
-        out = [join(a, b) for a in out for b in alts]
-        if len(out) > LIMIT:
-            return list(_UNKNOWN)
-    return out
-
-
-class Values:
+class Values(Bindings):
     """The string values of one module's expressions (``file``: the module's path,
     POSIX, relative to the tree it is in: what ``__file__`` names)."""
 
     def __init__(self, tree: ast.AST, file: str = ""):
+        super().__init__(tree)
         self.file = file
-        self.env: dict[str, list[ast.expr]] = {}
-        self.path_modules: set[str] = {"os.path", "posixpath", "ntpath"}
-        self.path_functions: dict[str, str] = {}  # a bare name -> the os.path function it is
-        self._busy: set[str] = set()
         self._cache: dict[str, list[Value]] = {}
-        self._read(tree)
-
-    # -- what each name is given -------------------------------------------------------
-
-    def _read(self, tree: ast.AST) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign):
-                for t in node.targets:
-                    self._bind(t, node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                self._bind(node.target, node.value)
-            elif isinstance(node, ast.NamedExpr):
-                self._bind(node.target, node.value)
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                self._bind_loop(node.target, node.iter)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in ("append", "extend", "insert") \
-                    and isinstance(node.func.value, ast.Name) and node.args:
-                arg = node.args[-1]  # extend(list) adds its elements; append(x) adds x
-                self._bind(node.func.value, arg if node.func.attr == "extend"
-                           else ast.List(elts=[arg], ctx=ast.Load()))
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name in ("os.path", "posixpath", "ntpath") and a.asname:
-                        self.path_modules.add(a.asname)
-            elif isinstance(node, ast.ImportFrom) and node.module in ("os", "os.path", "posixpath"):
-                for a in node.names:
-                    if node.module == "os" and a.name == "path":
-                        self.path_modules.add(a.asname or "path")
-                    elif node.module != "os":
-                        self.path_functions[a.asname or a.name] = a.name
-
-    def _bind(self, target: ast.AST, value: ast.expr) -> None:
-        if isinstance(target, ast.Name):
-            self.env.setdefault(target.id, []).append(value)
-        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
-                and len(target.elts) == len(value.elts):
-            for t, v in zip(target.elts, value.elts):
-                self._bind(t, v)
-
-    def _bind_loop(self, target: ast.AST, iterable: ast.expr) -> None:
-        """A loop target gets the elements of what it iterates: a literal list, a name
-        bound to one, ``product``/``zip`` of such, ``enumerate`` of one."""
-        call = iterable.func if isinstance(iterable, ast.Call) else None
-        fn = call.attr if isinstance(call, ast.Attribute) else call.id if isinstance(call, ast.Name) else ""
-        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(iterable, ast.Call) \
-                and fn in ("product", "zip") and len(iterable.args) == len(target.elts):
-            for t, arg in zip(target.elts, iterable.args):
-                self._bind_loop(t, arg)
-            return
-        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(iterable, ast.Call) \
-                and fn == "enumerate" and len(target.elts) == 2 and iterable.args:
-            self._bind_loop(target.elts[1], iterable.args[0])
-            return
-        for element in self.elements(iterable) or ():
-            self._bind(target, element)
-        if isinstance(target, ast.Name) and not self.elements(iterable):
-            self.env.setdefault(target.id, []).append(ast.Name(id="\0unknown", ctx=ast.Load()))
-
-    def elements(self, node: ast.expr, depth: int = 0) -> list[ast.expr] | None:
-        """The elements of a literal list, tuple or set (or a name bound only to such, or
-        a sum of them); None when they cannot be read."""
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            if any(isinstance(e, ast.Starred) for e in node.elts):
-                return None
-            return list(node.elts)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 8:
-            a, b = self.elements(node.left, depth + 1), self.elements(node.right, depth + 1)
-            return None if a is None or b is None else a + b
-        if isinstance(node, ast.IfExp) and depth < 8:
-            a, b = self.elements(node.body, depth + 1), self.elements(node.orelse, depth + 1)
-            return None if a is None or b is None else a + b
-        if isinstance(node, ast.Name) and depth < 8 and node.id not in self._busy:
-            bound = self.env.get(node.id)
-            if not bound:
-                return None
-            out: list[ast.expr] = []
-            self._busy.add(node.id)
-            try:
-                for b in bound:
-                    got = self.elements(b, depth + 1)
-                    if got is None:
-                        return None
-                    out += got
-            finally:
-                self._busy.discard(node.id)
-            return out
-        return None
-
-    # -- what an expression computes --------------------------------------------------
 
     def values(self, node: ast.AST | None) -> list[Value]:
         """The alternatives of ``node``'s string value (a single hole when unknown)."""
         if node is None:
-            return list(_UNKNOWN)
+            return list(UNKNOWN)
         got = self._values(node)
         if len(got) > LIMIT:
-            return list(_UNKNOWN)
+            return list(UNKNOWN)
         seen: dict[tuple, Value] = {}
         for v in got:
             seen.setdefault(tuple(None if p is HOLE else p.text for p in v), v)
@@ -203,7 +53,7 @@ class Values:
 
     def _values(self, node: ast.AST) -> list[Value]:
         if isinstance(node, ast.Constant):
-            return [(Lit(node.value, node),)] if isinstance(node.value, str) else list(_UNKNOWN)
+            return [(Lit(node.value, node),)] if isinstance(node.value, str) else list(UNKNOWN)
         if isinstance(node, ast.JoinedStr):
             return self._fstring(node)
         if isinstance(node, ast.Name):
@@ -212,32 +62,32 @@ class Values:
             return self._values(node.body) + self._values(node.orelse)
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Add):
-                return _product([self._values(node.left), self._values(node.right)])
+                return product([self._values(node.left), self._values(node.right)])
             if isinstance(node.op, ast.Div):  # pathlib: Path(a) / "b"
-                return _product([self._values(node.left), self._values(node.right)], join_path)
+                return product([self._values(node.left), self._values(node.right)], join_path)
             if isinstance(node.op, ast.Mod):
-                return self._percent(node)
+                return percent(node, self._values)
         if isinstance(node, ast.Call):
             return self._call(node)
-        if isinstance(node, ast.Attribute) and node.attr == "sep" and _dotted(node.value) == "os":
+        if isinstance(node, ast.Attribute) and node.attr == "sep" and dotted(node.value) == "os":
             return [(Lit("/"),)]
-        return list(_UNKNOWN)
+        return list(UNKNOWN)
 
     def _name(self, name: str) -> list[Value]:
         if name == "__file__":
-            return [(Lit(self.file),)] if self.file else list(_UNKNOWN)
+            return [(Lit(self.file),)] if self.file else list(UNKNOWN)
         if name in self._cache:
             return self._cache[name]
         bound = self.env.get(name)
         if not bound or name in self._busy:
-            return list(_UNKNOWN)
+            return list(UNKNOWN)
         self._busy.add(name)
         try:
             out: list[Value] = []
             for b in bound:
                 out += self._values(b)
                 if len(out) > LIMIT:
-                    out = list(_UNKNOWN)
+                    out = list(UNKNOWN)
                     break
         finally:
             self._busy.discard(name)
@@ -252,138 +102,55 @@ class Values:
             elif isinstance(v, ast.FormattedValue) and v.format_spec is None:
                 options.append(self._values(v.value))
             else:
-                options.append(list(_UNKNOWN))
-        return _product(options)
+                options.append(list(UNKNOWN))
+        return product(options)
 
     def _call(self, node: ast.Call) -> list[Value]:
         fn = node.func
-        name = _dotted(fn) or ""
-        last = name.rpartition(".")[2]
+        last = (dotted(fn) or "").rpartition(".")[2]
         if isinstance(fn, ast.Attribute) and fn.attr == "format":
-            return self._format(node)
+            return format_call(node, self._values)
         if isinstance(fn, ast.Attribute) and fn.attr == "join" and isinstance(fn.value, ast.Constant) \
                 and isinstance(fn.value.value, str) and len(node.args) == 1:
-            items = self.elements(node.args[0])
-            if items is None:
-                return list(_UNKNOWN)
-            sep = [(Lit(fn.value.value, fn.value),)]
-            options: list[list[Value]] = []
-            for k, item in enumerate(items):
-                if k:
-                    options.append(sep)
-                options.append(self._values(item))
-            return _product(options)
+            return self._str_join(fn.value, node.args[0])
         path_fn = self._path_function(fn)
         if path_fn == "join" or last in ("Path", "PurePath", "PurePosixPath"):
             if not node.args:
-                return [(Lit(""),)] if last != "join" else list(_UNKNOWN)
-            return _product([self._values(a) for a in node.args], join_path)
+                return [(Lit(""),)] if last != "join" else list(UNKNOWN)
+            return product([self._values(a) for a in node.args], join_path)
         if path_fn == "dirname" and node.args:
-            return [d for v in self._values(node.args[0]) for d in [_dirname(v)] if d is not None] \
-                or list(_UNKNOWN)
+            return [d for v in self._values(node.args[0]) for d in [dirname(v)] if d is not None] \
+                or list(UNKNOWN)
         if (path_fn in _PATH_IDENTITY or last in ("str", "fspath")) and len(node.args) == 1:
             return self._values(node.args[0])
         if isinstance(fn, ast.Attribute) and fn.attr in _PATH_IDENTITY and not node.args:
             return self._values(fn.value)  # Path(x).resolve()
-        return list(_UNKNOWN)
+        return list(UNKNOWN)
+
+    def _str_join(self, sep: ast.Constant, items_node: ast.expr) -> list[Value]:
+        """``"/".join([a, b])``: the items' values with the separator between."""
+        items = self.elements(items_node)
+        if items is None:
+            return list(UNKNOWN)
+        options: list[list[Value]] = []
+        for k, item in enumerate(items):
+            if k:
+                options.append([(Lit(sep.value, sep),)])
+            options.append(self._values(item))
+        return product(options)
 
     def _path_function(self, fn: ast.AST) -> str | None:
         """The os.path function ``fn`` names (``osp.join``, ``os.path.join``, a ``join``
         imported from os.path), or None."""
         if isinstance(fn, ast.Attribute):
-            base = _dotted(fn.value)
-            return fn.attr if base in self.path_modules else None
+            return fn.attr if dotted(fn.value) in self.path_modules else None
         if isinstance(fn, ast.Name):
             return self.path_functions.get(fn.id)
         return None
 
-    def _format(self, node: ast.Call) -> list[Value]:
-        """``"...{}...".format(args)``: positional, numbered and named fields."""
-        fmt = node.func.value  # type: ignore[attr-defined]
-        if not isinstance(fmt, ast.Constant) or not isinstance(fmt.value, str):
-            return list(_UNKNOWN)
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            return list(_UNKNOWN)
-        kw = {k.arg: k.value for k in node.keywords}
-        options: list[list[Value]] = []
-        pos, auto = 0, 0
-        for m in _FORMAT_FIELD.finditer(fmt.value):
-            if m.start() > pos:
-                options.append([(Lit(fmt.value[pos:m.start()], fmt),)])
-            pos = m.end()
-            if m.group(0) in ("{{", "}}"):
-                options.append([(Lit(m.group(0)[0], fmt),)])
-                continue
-            key = m.group(1)
-            arg: ast.expr | None
-            if key == "":
-                arg = node.args[auto] if auto < len(node.args) else None
-                auto += 1
-            elif key.isdigit():
-                arg = node.args[int(key)] if int(key) < len(node.args) else None
-            else:
-                arg = kw.get(key)
-            options.append(self._values(arg) if arg is not None and not m.group(3) else list(_UNKNOWN))
-        if pos < len(fmt.value):
-            options.append([(Lit(fmt.value[pos:], fmt),)])
-        return _product(options)
 
-    def _percent(self, node: ast.BinOp) -> list[Value]:
-        """``"...%s..." % args``."""
-        fmt = node.left
-        if not isinstance(fmt, ast.Constant) or not isinstance(fmt.value, str):
-            return list(_UNKNOWN)
-        args = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-        named = node.right if isinstance(node.right, ast.Dict) else None
-        options: list[list[Value]] = []
-        pos, k = 0, 0
-        for m in _PERCENT_FIELD.finditer(fmt.value):
-            if m.start() > pos:
-                options.append([(Lit(fmt.value[pos:m.start()], fmt),)])
-            pos = m.end()
-            if m.group(0) == "%%":
-                options.append([(Lit("%", fmt),)])
-                continue
-            arg: ast.expr | None = None
-            if m.group(1) and named is not None:
-                arg = next((v for key, v in zip(named.keys, named.values)
-                            if isinstance(key, ast.Constant) and key.value == m.group(1)), None)
-            elif not m.group(1) and named is None and k < len(args):
-                arg = args[k]
-            k += 1
-            options.append(self._values(arg) if arg is not None and m.group(2) == "s"
-                           else list(_UNKNOWN))
-        if pos < len(fmt.value):
-            options.append([(Lit(fmt.value[pos:], fmt),)])
-        return _product(options)
-
-
-def join_path(a: Value, b: Value) -> Value:
-    """``os.path.join(a, b)``: an absolute ``b`` starts over, an empty ``a`` adds nothing."""
-    first = b[0] if b else HOLE
-    if first is not HOLE and first.text.startswith("/"):
-        return b
-    if text(a) == "":
-        return b
-    last = a[-1] if a else HOLE
-    if last is not HOLE and last.text.endswith("/"):
-        return concat(a, b)
-    return concat(a, (Lit("/"),), b)
-
-
-def _dirname(v: Value) -> Value | None:
-    """The folder of a value whose last component is literal."""
-    t = text(v)
-    if t is not None:
-        return (Lit(posixpath.dirname(t)),)
-    last = v[-1] if v else HOLE
-    if last is HOLE or "/" not in last.text:
-        return None
-    head = last.text.rpartition("/")[0]
-    return (*v[:-1], Lit(head, last.node, last.part)) if head else v[:-1]
-
-
-def _dotted(node: ast.AST) -> str | None:
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -400,6 +167,6 @@ def string_calls(tree: ast.AST, names: Iterable[str]) -> Iterator[ast.Call]:
     wanted = set(names)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = dotted(node.func)
             if name is not None and name.rpartition(".")[2] in wanted:
                 yield node
