@@ -68,17 +68,16 @@ class Planner:
     input and output are as the last run left them; ``rules`` is None when no file
     needs porting (nothing loaded the tables)."""
 
+    libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (set by the run)
+
     def __init__(self, opts: PortOptions, src: str, out: str, kinds: KindSelector,
                  out_rel_of: dict[str, str], resolver: IncludeResolver,
-                 fast: dict[str, FileRecord], rules: ActiveRules | None,
-                 libraries: frozenset[str] = frozenset()):
+                 fast: dict[str, FileRecord], rules: ActiveRules | None):
         self.opts = opts
         self.src, self.out = src, out
-        self.kinds = kinds
-        self.out_rel_of = out_rel_of
+        self.kinds, self.out_rel_of = kinds, out_rel_of
         self.resolver = resolver
-        self.fast = fast
-        self.rules = rules
+        self.fast, self.rules = fast, rules
         self.collect_diff = opts.collect_diff
         self.symbols: dict[str, FileSymbols] = {}  # each source's index entry, kept in its record
         # Writes what a planned output needs to its temp file (None: do not stage).
@@ -89,7 +88,6 @@ class Planner:
         self.hand: HandEdits | None = None  # the user's edits of the outputs (set by the run)
         self._taken: set[str] | None = None
         self._defined: frozenset[str] | None = None
-        self.libraries = libraries  # vendored Thrust/CUB/libcu++ copies (tree/vendored.py)
 
     def defined_names(self) -> frozenset[str]:
         """The names the tree's sources define, from the symbol index (once per process)."""
@@ -218,9 +216,7 @@ class Planner:
             if self.hand is not None:
                 settled = self.hand.settle_large(out_rel, st, rec, same)
             planned = Planned(e, out_rel, rec, copy=not same)
-        if kind_by_name(out_rel) is not None:  # a source copied as it is (--no-python, a twin)
-            rec.facts = _facts(self.libraries, e.rel, out_rel, kind_by_name(out_rel),
-                               read_file(src_path, e.identity) if planned.data is None else planned.data)
+        rec.facts = _copied_facts(self.libraries, e, out_rel, src_path, planned.data)
         p = self._settle(planned, st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
@@ -276,6 +272,16 @@ def _facts(libraries: frozenset[str], rel: str, out_rel: str, kind: str | None,
     if in_library(rel, libraries):
         return {} if kind is not None else None
     return gather(kind, out_rel, data)
+
+
+def _copied_facts(libraries: frozenset[str], e: Entry, out_rel: str, src_path: str,
+                  data: bytes | None) -> dict | None:
+    """The facts of a source copied as it is (--no-python, a MUSA twin): its bytes'."""
+    kind = kind_by_name(out_rel)
+    if kind is None:
+        return None
+    return _facts(libraries, e.rel, out_rel, kind, read_file(src_path, e.identity)
+                  if data is None else data)
 
 
 def _starts_with(path: str, magic: bytes, e: Entry) -> bool:

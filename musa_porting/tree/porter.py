@@ -160,9 +160,8 @@ class Porter:
         # used by the planning below (and inherited by forked workers).
         fast = unchanged_records(self.out, self.src, files, out_rel_of, old, state,
                                  opts.paranoid) if trusted else {}
-        planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None,
-                          self.libraries)
-        planner.outputs = state
+        planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
+        planner.outputs, planner.libraries = state, self.libraries
         merging.attach(planner, self.src, out_rel_of, [e.rel for e in files if e.kind == "file"])
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
