@@ -64,7 +64,8 @@ def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
     speed = throughput(r)
     return (
         f"musa-port: {r.ported} ported ({r.changed} changed{python}), {r.copied} copied, "
-        f"{plural(r.symlinks, 'link')}, {len(r.ignored)} ignored{renamed}; "
+        f"{plural(r.symlinks, 'link')}, {len(r.ignored)} ignored{renamed}"
+        f"{f', {r.not_ported} not ported' if r.not_ported else ''}; "
         f"{plural(r.replacements, 'replacement')}, {plural(res, 'residual')} "
         f"({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
@@ -98,12 +99,13 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     t.add_column("what")
     t.add_column("count", justify="right")
     rows = [
-        ("files scanned", len(r.files)),
+        ("files scanned", r.scanned),
         ("ported (rewritten sources)", r.ported),
         ("  of which changed", r.changed),
         ("copied unchanged", r.copied),
         ("symlinks", r.symlinks),
         ("ignored", len(r.ignored)),
+        *([("not ported (see the MP00xx findings)", r.not_ported)] if r.not_ported else []),
         ("bytes", r.bytes_in),
         ("lines changed", r.lines_changed),
         ("replacements", r.replacements),

@@ -47,10 +47,14 @@ def replaced_paths(opts: PortOptions, out: str) -> list[str]:
     entries = list(walk(src, Ignorer(opts.ignore), {}))
     renames = dict(opts.renames) if opts.renames is not None else RENAMES
     vocabulary = run_vocabulary(opts) if opts.rename_paths else None
+    aside: dict[str, str] = {}  # not written: no name free for it
     out_rel_of = output_names(src, entries, KindSelector.from_options(opts), renames, vocabulary,
-                              [], {}, opts.file_name, rename_exported=opts.rename_exported)
+                              [], {}, opts.file_name, set_aside=aside,
+                              rename_exported=opts.rename_exported)
     found = []
     for e in entries:
+        if e.rel in aside:
+            continue
         path = os.path.join(out, out_rel_of[e.rel])
         if e.kind == "dir" or not os.path.lexists(path):
             if e.kind == "dir" and os.path.lexists(path) and not os.path.isdir(path):

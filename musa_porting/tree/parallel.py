@@ -62,7 +62,8 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
                 results[i] = planner.plan(e)
         for steps in pending:
             for i, step in steps:
-                step.planned.entry = files[i]  # not the worker's copy: one per file
+                if step.planned is not None:
+                    step.planned.entry = files[i]  # not the worker's copy: one per file
                 results[i] = step
             if progress is not None:
                 progress(len(results), todo)

@@ -110,7 +110,7 @@ def test_a_git_folder_in_src_is_never_ported_and_outs_is_never_touched(tmp_path)
 @pytest.mark.parametrize("folder", [".cuda-port", ".cuda-port-build"])
 def test_no_input_lands_on_a_reserved_name(tmp_path, folder):
     """A source folder whose vocabulary renaming is musa-port's state folder (or build
-    folder): ported under its own name, with a warning naming it, and nothing of it in
+    folder): ported under its own name, with a finding naming it (MP0003), and nothing of it in
     musa-port's folder; a re-run with nothing changed writes nothing and renames
     nothing (its conventions.json is not read as musa-port's)."""
     src = make_tree(tmp_path / "s", {
@@ -125,7 +125,9 @@ def test_no_input_lands_on_a_reserved_name(tmp_path, folder):
     assert (out / folder / "a.mu").read_text() == "musaEvent_t e;\n"
     assert (out / folder / "conventions.json").is_file()
     reserved = folder.replace("cuda", "musa")
-    assert [ln for ln in run.err.splitlines() if folder in ln and reserved in ln and "warning" in ln]
+    said = (run.out.decode() + run.err).splitlines()
+    assert [ln for ln in said if folder in ln and reserved in ln and "warning" in ln
+            and "MP0003" in ln]
     assert not (out / reserved / "a.mu").exists()
     assert not (out / reserved / "conventions.json").exists()
     before = state(out, with_mtime=True)
