@@ -13,8 +13,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
-from ..check.facts import kind_by_name
-from ..check.gather import gather
 from ..errors import InputError, PortError
 from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver
@@ -25,12 +23,12 @@ from ..write.output_state import OutputState
 from .input_findings import NOT_PORTED, InputFinding
 from .kinds import KindSelector
 from .options import PortOptions
+from .output_facts import copied_facts, output_facts
 from .paths import link_target
 from .ported import FileContext, Ported
 from .result import DiffItem, FileOutcome
 from .unported import not_text as unported_reason
 from .unported import own_name
-from .vendored import in_library
 from .walk import Entry
 
 if TYPE_CHECKING:
@@ -205,7 +203,7 @@ class Planner:
             if self.hand is not None:
                 settled = self.hand.settle_large(out_rel, st, rec, same)
             planned = Planned(e, out_rel, rec, copy=not same)
-        rec.facts = _copied_facts(self.libraries, e, out_rel, src_path, planned.data)
+        rec.facts, unread = copied_facts(self.libraries, e, out_rel, src_path, planned.data)
         p = self._settle(planned, st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
@@ -213,7 +211,7 @@ class Planner:
             item = DiffItem(e.rel, out_rel, body, body, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "copied", not same, rec,
                                    settled.status if settled else ""),
-                    item, [settled.warning] if settled and settled.warning else [], e.size)
+                    item, [w for w in (settled and settled.warning, unread) if w], e.size)
 
     def _plan_source(self, e: Entry, out_rel: str, src_path: str, data: bytes,
                      rec: FileRecord, kind: str) -> Step:
@@ -245,7 +243,8 @@ class Planner:
             new, same, status = settled.data, settled.same, settled.status
             if settled.warning:  # said by this run only (not kept in the record)
                 warnings.append(settled.warning)
-        rec.facts = _facts(self.libraries, e.rel, out_rel, kind, new)  # what OUT holds
+        rec.facts, unread = output_facts(self.libraries, e.rel, out_rel, kind, new)  # OUT's
+        warnings += [unread] if unread else []
         p = self._settle(Planned(e, out_rel, rec, data=None if same else new), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
@@ -258,25 +257,6 @@ class Planner:
             shown = replace(rec, diagnostics=[said.diagnostic().to_list()])
         return Step(p, FileOutcome(e.rel, out_rel, kind, not same, shown, status), item,
                     warnings, e.size)
-
-
-def _facts(libraries: frozenset[str], rel: str, out_rel: str, kind: str | None,
-           data: bytes) -> dict | None:
-    """An output's facts for the check (check/gather.py): none to read in a vendored
-    library, where the port renames nothing, so no reference can break."""
-    if in_library(rel, libraries):
-        return {} if kind is not None else None
-    return gather(kind, out_rel, data)
-
-
-def _copied_facts(libraries: frozenset[str], e: Entry, out_rel: str, src_path: str,
-                  data: bytes | None) -> dict | None:
-    """The facts of a source copied as it is (--no-python, a MUSA twin): its bytes'."""
-    kind = kind_by_name(out_rel)
-    if kind is None:
-        return None
-    return _facts(libraries, e.rel, out_rel, kind, read_file(src_path, e.identity)
-                  if data is None else data)
 
 
 def link_step(planner: Planner, e: Entry, out_rel: str) -> Step:

@@ -83,7 +83,7 @@ class PortResult:
     shared_cut: bool = False
     # The consistency check's findings ([output, *Diagnostic.to_list()]), kept in the
     # manifest for a re-run that changes nothing (tree/consistency.py).
-    consistency: list = field(default_factory=list)
+    consistency: list | None = field(default_factory=list)  # None: the check failed
 
     @property
     def merged(self) -> list[str]:

@@ -153,8 +153,9 @@ class Manifest:
             "options": self.options,
             "project": self.project,
             "rule_status": self.rule_status,
-            "consistency": self.consistency or [],
         }
+        if self.consistency is not None:  # else the last check failed: the next run checks
+            head["consistency"] = self.consistency
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
         yield dumps(head)[:-1] + ',"files":{\n'
         keys = sorted(self.files)

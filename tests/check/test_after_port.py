@@ -11,6 +11,7 @@ import json
 
 from conftest import FIXTURES, make_tree, musa_port_here
 
+from musa_porting.check.run import check_output
 from musa_porting.tree.options import PortOptions
 from musa_porting.tree.porter import port_tree
 from musa_porting.write.manifest import load_manifest
@@ -123,3 +124,42 @@ def test_a_vendored_library_keeps_its_names_and_is_not_read_for_the_check(tmp_pa
     assert library and all(r.facts == {} for r in library)
     assert files["csrc/ops/sort_musa.mu"].facts["include"]
 
+
+
+def test_a_check_that_fails_never_ends_the_port(tmp_path, monkeypatch):
+    # A bug of the check is a warning of the run, not the end of it (issue 44's rule: one
+    # problem never sinks the port); the check is not taken as passed: the next run,
+    # with nothing changed, checks again.
+    import musa_porting.check.run as check_run
+    import musa_porting.tree.output_facts as output_facts
+
+    def fails(*_):
+        raise RuntimeError("the check's bug")
+
+    src = make_tree(tmp_path / "src", TREE)
+    out = tmp_path / "out"
+    opts = dict(src=str(src), output=str(out), python=False, jobs=1)
+    with monkeypatch.context() as m:
+        m.setattr(check_run, "check_tree", fails)
+        result = port_tree(PortOptions(**opts))
+    assert (out / "csrc" / "musa" / "k_musa.mu").is_file() and _found(result) == []
+    assert any("hangs together" in w and "the check's bug" in w for w in result.warnings), \
+        result.warnings
+    assert load_manifest(str(out)).consistency is None
+    again = port_tree(PortOptions(**opts))
+    assert again.written == 0 and _found(again) == [("setup.py", "MP5001", 5)]
+    # Gathering one file's facts fails where it is ported: the file is ported and
+    # written, the run says so, and 'musa-port check' reads the file from OUT.
+    real = output_facts.gather
+
+    def fails_on_setup(kind, rel, data):
+        return fails() if rel == "setup.py" else real(kind, rel, data)
+
+    monkeypatch.setattr(output_facts, "gather", fails_on_setup)
+    fresh = tmp_path / "fresh"
+    result = port_tree(PortOptions(**{**opts, "output": str(fresh)}))
+    assert (fresh / "setup.py").is_file()
+    assert any(w.startswith("setup.py: warning:") and "the check's bug" in w
+               for w in result.warnings), result.warnings
+    assert [(rel, d.id, d.line) for rel, d in check_output(str(fresh))] == [
+        ("setup.py", "MP5001", 5)]
