@@ -26,8 +26,9 @@ COMPLETION = 'Completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in
 
 # The commands besides ``port``, in the order the help lists them: each imported when
 # it is named (or listed), so that a port does not import the build and rules commands.
-LAZY = {"build": ("build_cmd", "build_cmd"), "verify": ("verify_cmd", "verify_cmd"),
-        "rules": ("rules_cmd", "rules_cmd"), "explain": ("explain_cmd", "explain_cmd")}
+LAZY = {"check": ("check_cmd", "check_cmd"), "build": ("build_cmd", "build_cmd"),
+        "verify": ("verify_cmd", "verify_cmd"), "rules": ("rules_cmd", "rules_cmd"),
+        "explain": ("explain_cmd", "explain_cmd")}
 NAMES = ("port", *LAZY)
 _LOADED: dict[str, click.Command] = {}
 

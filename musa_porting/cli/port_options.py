@@ -168,7 +168,7 @@ OPTIONS = [
                       "learn its conventions, and merge its hand edits into the port of SRC."),
     click.option("-q", "--quiet", is_flag=True, help="Print only errors and the one-line total."),
     click.option("-v", "--verbose", is_flag=True,
-                 help="List every finding (notes too) and the settings file."),
+                 help="List all findings (notes too) and the settings file."),
     color_option,
     click.option("--config", "config_file", metavar="FILE", type=click.Path(dir_okay=False),
                  help="Settings (default: found above SRC)."),

@@ -24,6 +24,7 @@ from ..write.output_state import OutputState
 from .input_findings import NOT_PORTED, InputFinding
 from .kinds import KindSelector
 from .options import PortOptions
+from .output_facts import copied_facts, output_facts
 from .paths import link_target
 from .ported import FileContext, Ported
 from .result import DiffItem, FileOutcome
@@ -68,16 +69,16 @@ class Planner:
     input and output are as the last run left them; ``rules`` is None when no file
     needs porting (nothing loaded the tables)."""
 
+    libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (set by the run)
+
     def __init__(self, opts: PortOptions, src: str, out: str, kinds: KindSelector,
                  out_rel_of: dict[str, str], resolver: IncludeResolver,
                  fast: dict[str, FileRecord], rules: ActiveRules | None):
         self.opts = opts
         self.src, self.out = src, out
-        self.kinds = kinds
-        self.out_rel_of = out_rel_of
+        self.kinds, self.out_rel_of = kinds, out_rel_of
         self.resolver = resolver
-        self.fast = fast
-        self.rules = rules
+        self.fast, self.rules = fast, rules
         self.collect_diff = opts.collect_diff
         self.symbols: dict[str, FileSymbols] = {}  # each source's index entry, kept in its record
         self.index_failed: dict[str, str] = {}  # sources the index failed on -> what failed
@@ -203,6 +204,7 @@ class Planner:
             if self.hand is not None:
                 settled = self.hand.settle_large(out_rel, st, rec, same)
             planned = Planned(e, out_rel, rec, copy=not same)
+        rec.facts, unread = copied_facts(self.libraries, e, out_rel, src_path, planned.data)
         p = self._settle(planned, st, same)
         item = None
         if self.collect_diff and out_rel != e.rel:  # a pure rename (a .cu holding NUL bytes)
@@ -210,7 +212,7 @@ class Planner:
             item = DiffItem(e.rel, out_rel, body, body, e.mode)
         return Step(p, FileOutcome(e.rel, out_rel, "copied", not same, rec,
                                    settled.status if settled else ""),
-                    item, [settled.warning] if settled and settled.warning else [], e.size)
+                    item, [w for w in (settled and settled.warning, unread) if w], e.size)
 
     def _plan_source(self, e: Entry, out_rel: str, src_path: str, data: bytes,
                      rec: FileRecord, kind: str) -> Step:
@@ -244,6 +246,8 @@ class Planner:
                 warnings.append(settled.warning)
             # The porter's file (merged, or left as it is): its findings on its lines.
             rec.diagnostics = place_findings(rec.diagnostics, ported.data, new)
+        rec.facts, unread = output_facts(self.libraries, e.rel, out_rel, kind, new)  # OUT's
+        warnings += [unread] if unread else []
         p = self._settle(Planned(e, out_rel, rec, data=None if same else new), st, same)
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):

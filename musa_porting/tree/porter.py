@@ -50,6 +50,7 @@ from ..write.stale import plan_stale, stale_warnings
 from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
+from .consistency import check_port
 from .input_findings import attach
 from .kinds import TABLE_FREE, KindSelector, load_porters
 from .library_findings import summarise_libraries
@@ -163,7 +164,7 @@ class Porter:
         fast = unchanged_records(self.out, self.src, files, out_rel_of, old, state,
                                  opts.paranoid) if trusted else {}
         planner = Planner(opts, self.src, self.out, self.kinds, out_rel_of, resolver, fast, None)
-        planner.outputs = state
+        planner.outputs, planner.libraries = state, self.libraries
         merging.attach(planner, self.src, out_rel_of, [e.rel for e in files if e.kind == "file"])
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
@@ -215,6 +216,7 @@ class Porter:
             merging.check(result.files)  # --base-from: each changed file merged into the fork's
             result.warnings += _near_misses(self.src, planner, files, result)
             result.warnings += left_alone(result.files, self.kinds.template)
+            check_port(result, planned, self.out, opts.reverse, old)  # does OUT hang together?
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
             result.warnings += stale_warnings(self.out, stale, old, self.src, out_rel_of)
@@ -346,7 +348,8 @@ def _manifest(src: str, fingerprint: str, planned: list[Planned], dirs: list[Ent
     the bases of packs mostly dead moved to this run's)."""
     return Manifest(src, fingerprint, merging.repack({p.out_rel: p.record for p in planned}),
                     [d.rel for d in dirs], result.rules, with_commit(rule_options(opts), src),
-                    project.to_json() if project is not None else {}, result.rule_status)
+                    project.to_json() if project is not None else {}, result.rule_status,
+                    result.consistency)
 
 
 def _near_misses(src: str, planner: Planner, files: list[Entry], result: PortResult) -> list[str]:
@@ -363,6 +366,7 @@ def _manifest_changed(old: Manifest, new: Manifest, removed: list[str]) -> bool:
     """Whether the manifest must be written: else every record is the one the manifest
     already holds, and a no-change re-run writes nothing at all."""
     return not (old.fingerprint == new.fingerprint and not removed and old.project == new.project
+                and old.consistency == new.consistency
                 and new.files.keys() == old.files.keys()
                 and all(rec is old.files[k] for k, rec in new.files.items())
                 and sorted(old.dirs) == sorted(new.dirs))

@@ -86,6 +86,9 @@ class PortResult:
     # The vendored libraries whose findings are notes beside one MP2007 (tree/library_findings.py)
     libraries: frozenset[str] = frozenset()
     grouped: bool = False  # the findings as the text views show them (report/grouping.py)
+    # The consistency check's findings ([output, *Diagnostic.to_list()]), kept in the
+    # manifest for a re-run that changes nothing (tree/consistency.py).
+    consistency: list | None = field(default_factory=list)  # None: the check failed
 
     @property
     def merged(self) -> list[str]:

@@ -73,6 +73,9 @@ class FileRecord:
     base: str = ""
     hand: bool = False
     conflicts: int = 0
+    # What the output names and defines that other outputs rely on (check/facts.py),
+    # so that the check after a re-run reads no unchanged file. None: not gathered.
+    facts: dict | None = None
 
     def compact(self, shared: dict) -> None:
         """Share equal small values with the other records of a run (through ``shared``):
@@ -95,6 +98,8 @@ class FileRecord:
             self.warnings = keep(("warnings",), self.warnings)
         if not self.diagnostics:
             self.diagnostics = keep(("diagnostics",), self.diagnostics)
+        if self.facts is not None and not self.facts:
+            self.facts = keep(("facts",), self.facts)
         # A file that defines nothing of the project's shares its symbol entry with every
         # file that uses the same few names (most small files use one or two).
         sym = self.symbols
@@ -121,6 +126,9 @@ class Manifest:
     # The project-symbol plan of the run (rules/project.ProjectPlan.to_json).
     project: dict = field(default_factory=dict)
     rule_status: dict = field(default_factory=dict)  # the rules by status (status_counts)
+    # The check's findings on the tree as written ([output, *Diagnostic.to_list()]), for a
+    # re-run that changes nothing (None: not recorded; check/run.py).
+    consistency: list | None = None
     # Why a manifest that is there could not be used ("" when absent or read): every
     # output then looks like the user's, and an error must say why.
     problem: str = ""
@@ -147,6 +155,8 @@ class Manifest:
             "project": self.project,
             "rule_status": self.rule_status,
         }
+        if self.consistency is not None:  # else the last check failed: the next run checks
+            head["consistency"] = self.consistency
         dumps = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
         yield dumps(head)[:-1] + ',"files":{\n'
         keys = sorted(self.files)
@@ -237,7 +247,7 @@ def _load(out_dir: str, name: str) -> Manifest:
         found = Manifest(data.get("src", ""), data.get("fingerprint", ""), files,
                          [d for d in dirs if inside_rel(d)], data.get("rules", 0),
                          data.get("options", {}), data.get("project", {}),
-                         data.get("rule_status", {}))
+                         data.get("rule_status", {}), data.get("consistency"))
         if bad:
             shown = ", ".join(repr(b) for b in bad[:5]) + (f" and {len(bad) - 5} more"
                                                            if len(bad) > 5 else "")
@@ -272,7 +282,8 @@ def _cache(out_dir: str, raw: bytes, m: Manifest) -> None:
     rows = list(map(attrgetter(*_RECORD_FIELDS), m.files.values()))
     manifest_cache.save(out_dir, raw, _RECORD_FIELDS, len(rows),
                         ((m.src, m.fingerprint), list(m.files), rows,
-                         (m.dirs, m.rules, m.options, m.project, m.rule_status)))
+                         (m.dirs, m.rules, m.options, m.project, m.rule_status,
+                          m.consistency)))
 
 
 def _from_cache(content: tuple) -> Manifest:

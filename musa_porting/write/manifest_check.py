@@ -15,6 +15,8 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
+from ..check.facts import facts_ok
+
 _INTS = ("src_size", "src_mtime_ns", "src_mode", "out_size", "out_mtime_ns", "edits",
          "lines_changed", "src_ctime_ns", "conflicts")
 _STRS = ("src", "kind", "lang", "src_sha256", "base")
@@ -66,7 +68,7 @@ def record_ok(rec: Any) -> bool:
     if type(diags) is not list or (diags and not _diagnostics_ok(diags)):
         return False
     symbols = get("symbols")
-    return symbols is None or _symbols_ok(symbols)
+    return (symbols is None or _symbols_ok(symbols)) and facts_ok(get("facts"))
 
 
 def _diagnostics_ok(rows: list) -> bool:
@@ -125,4 +127,13 @@ def head_ok(data: dict) -> bool:
             and type(data.get("dirs", [])) is list and type(data.get("rules", 0)) is int
             and type(data.get("options", {})) is dict and project_ok(data.get("project", {}))
             and _counts_ok(data.get("rule_status", {}))
+            and _consistency_ok(data.get("consistency", []))
             and type(data.get("files", {})) is dict)
+
+
+def _consistency_ok(rows: Any) -> bool:
+    """The check's findings a manifest keeps: [output, *finding]."""
+    if not rows:
+        return rows is None or type(rows) is list
+    return type(rows) is list and all(type(r) is list and r and type(r[0]) is str
+                                      for r in rows) and _diagnostics_ok([r[1:] for r in rows])

@@ -94,7 +94,7 @@ def _rendered_usage_page() -> str:
 
 def test_the_usage_page_has_every_option_of_every_command():
     page = _rendered_usage_page()
-    commands = {("--help-all",): "port", ("build", "--help"): "build",
+    commands = {("--help-all",): "port", ("check", "--help"): "check", ("build", "--help"): "build",
                 ("verify", "--help"): "verify", ("rules", "--help"): "rules",
                 ("explain", "--help"): "explain"}
     for args, name in commands.items():

@@ -47,14 +47,19 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
            "in the summary, each of their findings a note in the JSON and SARIF."),
     Family("build-files", "Build files", "CMake files, Makefiles and shell scripts."),
     Family("python", "Python", "Python scripts and setup.py."),
+    Family("consistency", "Hangs together",
+           "What one file of the ported tree names and another must define or be: sources "
+           "the build names, module init names, ops and bindings the Python reads, project "
+           "includes; checked across the whole output after every port, and by "
+           "`musa-port check`."),
 )}
 
 
 def _all() -> dict[str, Check]:
-    from . import build, device, features, inputs, library, names, python
+    from . import build, consistency, device, features, inputs, library, names, python
 
     checks = [*inputs.CHECKS, *names.CHECKS, *device.CHECKS, *features.CHECKS, *library.CHECKS, *build.CHECKS,
-              *python.CHECKS]
+              *python.CHECKS, *consistency.CHECKS]
     return {c.id: c for c in sorted(checks, key=lambda c: c.id)}
 
 

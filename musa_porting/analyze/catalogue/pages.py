@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[3]  # the checkout this module is in
 
 # The generated regions of hand-written pages: (file, marker name, renderer).
 CATALOGUE_MARK = "catalogue"
+# Families about files that are not C/C++/CUDA code (no "host and device code" line).
+NOT_CODE = ("build-files", "python", "consistency")
 FAMILIES_MARK = "families"
 
 
@@ -56,7 +58,7 @@ def family_page(key: str) -> str:
         kind = "residual, " if c.residual else ""
         body = explain_markdown(c).split("\n", 2)[2]  # without its bold title line
         scope = ("device code only (not host-only code)" if c.device
-                 else "host and device code" if c.family not in ("build-files", "python") else "")
+                 else "host and device code" if c.family not in NOT_CODE else "")
         out += [f"## {c.id} {c.name} {{#{c.id.lower()}}}", "",
                 f"*{kind}{c.levels}*" + (f" · reported in {scope}" if scope else ""), "", body, ""]
     return "\n".join(out)

@@ -56,8 +56,8 @@ def explain_markdown(c: Check) -> str:
     out = [f"**{c.id} {c.name}** ({c.levels}; {FAMILIES[c.family].title})", "", c.description]
     if c.why:
         out += ["", "**Why it matters.** " + c.why]
-    out += ["", "**Example**", "", "```cuda" if c.family not in ("build-files", "python")
-            else "```", c.example, "```"]
+    out += ["", "**Example**", "", "```" if c.family in ("build-files", "python", "consistency")
+            else "```cuda", c.example, "```"]
     if c.instead:
         out += ["", "**What to do instead.** " + c.instead]
     if c.fixed:
