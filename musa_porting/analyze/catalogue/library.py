@@ -40,16 +40,19 @@ CHECKS = (
                   "`mcclSend`/`mcclRecv`), or guard the newer ones with MCCL's version "
                   "(`MCCL_MAJOR`, `MCCL_MINOR`).",
           fixed="mcclCommInitRank(&comm, nranks, id, rank);"),
-    Check("MP2203", "tensor-device-check", "warning", False,
+    Check("MP2203", "tensor-device-check", "note", False,
           "A tensor's or device's `is_cuda()` (`x.is_cuda()`, `x.device().is_cuda()`, "
-          "`x.options().device().is_cuda()`), renamed to `is_musa()`: a member neither "
-          "`at::Tensor` nor `c10::Device` has. Only calls: a field named `is_cuda` is left "
-          "alone.", 'TORCH_CHECK(x.device().is_cuda(), "x must be a CUDA tensor");',
+          "`x.options().device().is_cuda()`), renamed to `is_musa()`, torch_musa's own "
+          "spelling, which a stock torch's `at::Tensor` and `c10::Device` do not declare. "
+          "Only calls: a field named `is_cuda` is left alone.",
+          'TORCH_CHECK(x.device().is_cuda(), "x must be a CUDA tensor");',
           family=_FAMILY,
-          why="torch's headers (`ATen/core/TensorBase.h`, `c10/core/Device.h`) declare "
-              "`is_cuda()` and `is_privateuseone()`, no `is_musa()`: torch_musa registers "
-              "MUSA as the `PrivateUse1` device type, so unless your torch build adds the "
-              "member, the renamed check does not compile; human porters rewrite it.",
+          why="torch_musa's C++ sources call `is_musa()`, but a stock torch's headers "
+              "(`ATen/core/TensorBase.h`, `c10/core/Device.h`) declare `is_cuda()` and "
+              "`is_privateuseone()`, no `is_musa()`: torch_musa registers MUSA as the "
+              "`PrivateUse1` device type. Built against a torch without the member, the "
+              "renamed check does not compile, and human porters often rewrite it; hence a "
+              "note at each call rather than a warning.",
           instead="Write `.is_privateuseone()`, or compare `.device().type()` with "
                   "`at::musa::kMUSA` (torch_musa's name for `c10::DeviceType::PrivateUse1`).",
           fixed='TORCH_CHECK(x.device().is_privateuseone(), "x must be a MUSA tensor");'),
