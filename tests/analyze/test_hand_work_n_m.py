@@ -99,3 +99,27 @@ def test_each_site_is_its_own_sarif_result(result):
                                ("MP1014", 3), ("MP1014", 5),
                                *(("MP2204", n) for n in (5, 6, 7, 10)),
                                ("MP1015", 4), ("MP1015", 18), ("MP1015", 4), ("MP1015", 11)])
+
+
+def test_arch_specific_intrinsics_at_each_call_and_nowhere_else(result):
+    """The class table's arch-specific intrinsics, on three more unrelated projects (an int8
+    GEMV, a header-only warp-reduction library, a stencil app with cooperative groups): the
+    existing families (MP2011 async copies, MP2012 cache hints, MP2013 newer warp
+    intrinsics) fire at every call, one finding per site; a host helper, a project type and
+    a string that spell the same words stay silent."""
+    arch = {"MP2011", "MP2012", "MP2013"}
+    diags = report_dict(result)["diagnostics"]
+    found = sorted((d["source_file"], d["source_line"], d["id"]) for d in diags
+                   if d["id"] in arch and d["source_file"].split("/")[0]
+                   in ("quant_ops", "reduce_lib", "stencil_app"))
+    assert found == [
+        ("quant_ops/csrc/int8_gemv.cu", 8, "MP2012"),  # __ldg
+        ("quant_ops/csrc/int8_gemv.cu", 8, "MP2013"),  # __dp4a
+        ("reduce_lib/include/warp_reduce.cuh", 6, "MP2013"),  # __reduce_add_sync
+        ("reduce_lib/include/warp_reduce.cuh", 14, "MP2013"),  # __match_any_sync
+        ("stencil_app/src/stencil.cu", 9, "MP2011"),  # cg::memcpy_async
+        ("stencil_app/src/stencil.cu", 12, "MP2013"),  # __nanosleep
+    ]
+    near_misses = {("quant_ops/csrc/int8_gemv.cu", 14), ("reduce_lib/include/warp_reduce.cuh", 17),
+                   ("reduce_lib/include/warp_reduce.cuh", 18), ("stencil_app/src/stencil.cu", 17)}
+    assert not [d for d in diags if (d["source_file"], d["source_line"]) in near_misses]
