@@ -1,8 +1,8 @@
 """The fast scans find exactly what their plain regular expressions find.
 
-The residual scan, the warp-size hazard and the symbol index's word finder each have
-a faster implementation than the regex that defines them; these tests hold the two
-to the same answers on generated text and on the fixtures.
+The residual scan, the warp-size hazard, the symbol index's word finder and its test
+for bindings each have a faster implementation than the regex that defines them; these
+tests hold the two to the same answers on generated text and on the fixtures.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from musa_porting.analyze import residuals, warp
+from musa_porting.analyze import exported, residuals, warp
 from musa_porting.analyze.word_finder import WordFinder
 from musa_porting.rules.vocabulary import build_vocabulary
 
@@ -74,3 +74,17 @@ def test_scans_agree_on_the_fixtures():
             for line in data.splitlines():
                 m = WARP_ASSIGN_RE.search(line)
                 assert warp.warp_constant(line, 0, len(line)) == (m.start() if m else None)
+
+
+# Pieces of the bindings' anchors and their near misses (def and impl without the dot,
+# class_ with no <, the words cut short).
+anchor_pieces = st.lists(st.sampled_from([
+    b".", b"def", b"impl", b"_static", b" ", b"\t", b"\n", b"(", b"x", b"class_", b"enum_",
+    b"class", b"<", b"PYBIND11_MODULE", b"PYBIND11_", b"TORCH_LIBRARY", b"TORCH_EXTENSION_NAME",
+    b"TORCH_EXTENSION"]), max_size=12).map(b"".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(anchor_pieces)
+def test_may_bind_is_the_anchor_regex_search(data):
+    assert exported.may_bind(data) == (exported._ANCHOR.search(data) is not None)
