@@ -13,12 +13,8 @@ OUT/.musa-port/conventions.json for the runs after.
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import shutil
-import tarfile
-import tempfile
 from dataclasses import dataclass, replace
 
 from ..errors import PortError
@@ -56,12 +52,17 @@ class Adoption:
                         if d not in known and os.path.isdir(os.path.join(out, d)))
 
     def close(self) -> None:
+        import shutil
+
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa: N803 - the class
     """The options NEW_SRC is ported with, and the adoption (its temp folder removed by
     ``close``); ``Porter``: tree.porter.Porter (given: this module is below it)."""
+    import shutil
+    import tempfile
+
     from ..tree.paths import check_paths
 
     src, out = check_paths(opts.src, opts.output, opts.reverse)
@@ -166,6 +167,10 @@ def _path_choice(opts: PortOptions, old_src: str, out: str, Porter) -> tuple[boo
 
 def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     """OLD_SRC's folder, and its commit when it is a git ref of SRC's repository."""
+    import io
+    import shutil
+    import tarfile
+
     if os.path.isdir(base):
         return os.path.abspath(base), ""
     if shutil.which("git") is None:
