@@ -32,6 +32,9 @@ TABLE = "tool.musa-port"
 # musa-port's whole port; the command line has no such option.
 SIMPLE_PORTING = "simple-porting"
 SIMPLE_PORTING_MODES = ("compatible", "extended")
+# Tables of the settings of other commands than the port, under their name:
+# ``[tool.musa-port.verify]`` (``[verify]`` in a .musa-port.toml) for ``musa-port verify``.
+COMMAND_TABLES = ("verify",)
 
 
 @dataclass
@@ -43,6 +46,8 @@ class Config:
     table: dict[str, object] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # settings files passed over, and why
+    # The line of each key of a command's table (COMMAND_TABLES): table -> key -> line.
+    section_lines: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def folder(self) -> str:
@@ -61,6 +66,14 @@ class Config:
         not known)."""
         line = self.lines.get(key)
         return f"{self.path}:{line}" if line else str(self.path)
+
+    def section(self, name: str) -> Config:
+        """The settings of command ``name`` (``[tool.musa-port.NAME]``), as a Config of
+        their own: the same file, its table's keys and lines."""
+        table = self.table.get(name, {})
+        if not isinstance(table, dict):
+            raise self.error(name, "must be a table")
+        return Config(self.path, dict(table), self.section_lines.get(name, {}), self.warnings)
 
     def error(self, key: str, message: str) -> PortError:
         """The one-line error of a bad value: the file, the key's line, the key."""
@@ -147,12 +160,14 @@ def _mentions_table(path: str) -> bool:
     return b"musa-port" in data and _table_of(path, data) is not None
 
 
-def _lines_of(text: str, keys, pyproject: bool) -> dict[str, int]:
+def _lines_of(text: str, keys, pyproject: bool, section: str | None = None) -> dict[str, int]:
     """The line of each key: in a pyproject.toml, from the ``[tool.musa-port]`` header on
-    (a ``name =`` of ``[project]`` is not ours)."""
+    (a ``name =`` of ``[project]`` is not ours); a command's keys from its table's header."""
     start = 0
-    if pyproject:
-        m = re.search(r'^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*"?musa-port"?[ \t]*\]', text, re.M)
+    parts = [*(["tool", "musa-port"] if pyproject else []), *([section] if section else [])]
+    if parts:
+        dotted = r"[ \t]*\.[ \t]*".join(f'"?{re.escape(p)}"?' for p in parts)
+        m = re.search(rf"^[ \t]*\[[ \t]*{dotted}[ \t]*\]", text, re.M)
         start = m.end() if m else 0
     out = {}
     for key in keys:
@@ -170,8 +185,11 @@ def load_config(path: str) -> Config:
         raise PortError(f"cannot read: {exc.strerror or exc}", path) from None
     table = _table_of(path, data) or {}
     text = data.decode("utf-8")
-    lines = _lines_of(text, table, os.path.basename(path) == "pyproject.toml")
-    return Config(path, dict(table), lines)
+    pyproject = os.path.basename(path) == "pyproject.toml"
+    lines = _lines_of(text, table, pyproject)
+    sections = {name: _lines_of(text, table[name], pyproject, name) for name in COMMAND_TABLES
+                if isinstance(table.get(name), dict)}
+    return Config(path, dict(table), lines, section_lines=sections)
 
 
 def project_config(start: str, explicit: str | None = None, enabled: bool = True) -> Config:

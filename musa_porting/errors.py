@@ -28,6 +28,11 @@ class PortError(Exception):
         return where + self.message
 
 
+class InputError(PortError):
+    """One input could not be read (permission, deleted or replaced after the walk):
+    the tree's run reports it as a finding about that input (MP0004) and goes on."""
+
+
 def internal_error(exc: BaseException) -> str:
     """The one line a bug gets: what it was, and how to see where (the trace is for
     ``MUSA_PORT_DEBUG=1``)."""

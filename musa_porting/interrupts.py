@@ -59,14 +59,41 @@ def deferred() -> Iterator[None]:
                 os.kill(os.getpid(), caught[0])
 
 
+_WORKER_SIGNALS = (signal.SIGINT, *_STOP_SIGNALS)
+
+
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """Around forking workers: Ctrl-C, SIGTERM and SIGHUP are held (blocked), so that a
+    worker starts with them held and takes them only once its own handlers are set
+    (``worker_init``). A signal sent to a child before that would otherwise run the
+    parent's handler in it, or be lost (one that arrives before the fork's reset of
+    Python's signal state is cleared by it). Held in this process too, for as long as
+    the fork takes; one that comes meanwhile is delivered at the block's end."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def worker_init(parent: int) -> None:
     """In a forked worker: Ctrl-C is the parent's to handle (it stops the pool), SIGTERM
     ends the worker quietly, and the worker dies when its parent does (Linux), instead
-    of printing BrokenPipeError tracebacks into a terminal."""
+    of printing BrokenPipeError tracebacks into a terminal. The signals held since the
+    fork (``stop_signals_held``) are taken from here on."""
+    from .write.faults import fault
+
+    fault("worker", "")  # the tests' late or stuck worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for s in _STOP_SIGNALS:
         signal.signal(s, signal.SIG_DFL)
     die_with_parent(signal.SIGKILL, parent)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _WORKER_SIGNALS)
 
 
 _PRCTL: list = []  # libc's prctl, loaded in the parent (see prepare_death_signal)

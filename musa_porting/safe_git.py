@@ -7,7 +7,8 @@ A tree may ship a ``.git`` of its own (SRC, a training project), and its
 process musa-port starts goes through ``run_git``: no fsmonitor, no hooks, no pager,
 no optional index write, and, when the command compares file contents, every filter
 driver the repository defines emptied. One runner for the converter's safety checks
-(``convert/safety.py``) and the port's rename following (``merge/git.py``).
+(``convert/safety.py``), the port's rename following (``merge/git.py``) and
+SimplePorting's committed output folder (``simple/committed.py``).
 """
 
 from __future__ import annotations

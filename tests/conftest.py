@@ -64,6 +64,29 @@ def nvcc() -> Path:
     return need_nvcc()
 
 
+# CI installs torch (the CPU wheel) into the test venv and must run the cases that
+# compile against its headers (musa-port verify of a PyTorch extension): .ci/run sets
+# this. Elsewhere they skip when this Python has no torch.
+REQUIRE_TORCH = os.environ.get("MUSA_PORT_REQUIRE_TORCH") == "1"
+
+
+def need_torch() -> None:
+    """torch importable in this Python (without importing it: seconds): skip where it
+    is not, fail where MUSA_PORT_REQUIRE_TORCH=1 (CI)."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        why = "torch is not installed in this Python (pip install torch==2.13.0, the CPU wheel)"
+        if REQUIRE_TORCH:
+            pytest.fail(why + "; MUSA_PORT_REQUIRE_TORCH=1 (CI) requires this case to run")
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def torch_installed() -> None:
+    need_torch()
+
+
 def run_cli(*args, cwd=None, check=None, module="musa_porting", env=None, timeout=600,
             **kw) -> subprocess.CompletedProcess:
     """Run ``python -m musa_porting`` (or another ``module``) as a user would; returns

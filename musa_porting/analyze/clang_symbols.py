@@ -166,7 +166,12 @@ class ClangIndexer:
     def _parse_one(self, rel: str):
         """One unit parsed alone (in a worker): its definitions and errors per tree file."""
         self._defs, self._failed, self._parsed = {}, {}, set()
-        self.parse(rel)
+        try:
+            self.parse(rel)
+        except Exception as exc:  # noqa: BLE001 - a bug on one unit: that unit is not indexed
+            if os.environ.get("MUSA_PORT_DEBUG"):
+                raise
+            self._failed[rel] = " ".join(f"musa-port failed on it: {type(exc).__name__}: {exc}".split())
         return self._defs, self._failed
 
     def _tree_rel(self, name: str) -> str | None:

@@ -120,3 +120,24 @@ def _message(name: str, e: Edit | None, plan: ProjectPlan | None) -> str:
                 f"must define {name} where the CUDA build defined {e.old}; ")
     return (f"'{name}' gates CUDA code here and no build file of the tree defines it: the MUSA "
             "build must define it too (or add a MUSA macro beside it); ")
+
+
+# The on-switch of the CUDA (or MUSA) build itself: WITH_CUDA, MMCV_WITH_MUSA, USE_CUDA,
+# CUDA_FOUND; not an optional feature of it (ENABLE_CUDA_GRAPHS, WITH_CUDNN), which needs
+# more than the toolkit.
+_BACKEND_SWITCH = re.compile(rf"(?:[A-Z][A-Z0-9]*_)*(?:{'|'.join(_SWITCHES)})_(?:CUDA|MUSA)|"
+                             rf"(?:[A-Z][A-Z0-9]*_)*(?:CUDA|MUSA)_(?:{'|'.join(_STATES)})")
+
+
+def backend_switches(data: bytes) -> set[str]:
+    """The CUDA or MUSA on-switches a source's conditions test (``#ifdef WITH_CUDA``,
+    ``#if defined(MMCV_WITH_MUSA)``): what a build defines for its GPU part, and
+    ``musa-port verify`` for the part it checks."""
+    if b"#" not in data:
+        return set()
+    found: set[str] = set()
+    for m in _CONDITION.finditer(data):
+        for n in _NAME.findall(m.group()):
+            if _BACKEND_SWITCH.fullmatch(n.decode("ascii")):
+                found.add(n.decode("ascii"))
+    return found

@@ -99,7 +99,7 @@ def unattested_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
 
 
 def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
-    """MP3104 for each CUDA arch number the port turned into a MUSA one (port/cxx/arch_values.py),
+    """MP2008 for each CUDA arch number the port turned into a MUSA one (port/cxx/arch_values.py),
     at its place in the ported file and in the original."""
     out = []
     growth: dict[int, tuple[list[int], list[int]]] | None = None
@@ -109,8 +109,8 @@ def arch_findings(edits: Sequence[Edit]) -> list[Diagnostic]:
         if growth is None:
             growth = _growth_by_line(edits)
         col = _out_column(e.line, e.column, growth)
-        out.append(Diagnostic("MP3104", e.old, e.line, col, e.line, e.column,
-                              f"CUDA arch {e.old} compared with __CUDA_ARCH__ became MUSA arch "
+        out.append(Diagnostic("MP2008", e.old, e.line, col, e.line, e.column,
+                              f"CUDA arch {e.old} compared with __CUDA_ARCH__ became __MUSA_ARCH__ "
                               f"{e.new} (musa-port's table: >= 800 is >= 220, >= 900 is >= 310, below "
                               f"800 every MUSA arch); {ARCH_NOTE}"))
     return out

@@ -46,6 +46,42 @@ _TOOL_ADVICE = {
 }
 
 
+# An nvcc call that asks for its version: what it prints is read for CUDA's release.
+_VERSION_FLAGS = frozenset({"-V", "--version"})
+_PROBE_ADVICE = {
+    "torch.version.cuda": "torch.version.cuda is None on a MUSA build of torch (there is no CUDA "
+                          "toolkit), and torch_musa's public names have no MUSA toolkit version "
+                          "in its place: a test of it takes the non-CUDA branch, a string built "
+                          "from it fails; test torch.musa.is_available() for the device, and "
+                          "read the MUSA toolkit's version from your installation if you need one",
+    "torch.backends.cuda": "torch.backends.cuda is the CUDA backend's: on a MUSA build its "
+                           "switches (matmul.allow_tf32, sdp kernels) do nothing and is_built() "
+                           "is False; torch_musa's public names list no counterpart (cuDNN's "
+                           "switches are torch.backends.mudnn): drop it, or set what your "
+                           "torch_musa offers",
+    "_find_cuda_home": "torch.utils.cpp_extension's _find_cuda_home() looks for the CUDA "
+                       "toolkit: None on a MUSA machine; torch_musa.utils.musa_extension's "
+                       "MUSA_HOME is the MUSA install's folder",
+    "CUDNN_HOME": "torch.utils.cpp_extension's CUDNN_HOME is cuDNN's folder: None on a MUSA "
+                  "machine (muDNN comes with the MUSA install, MUSA_HOME)",
+    "nvcc": "it runs nvcc for its version, to read CUDA's release from what it prints: a MUSA "
+            "machine has no nvcc, mcc --version prints a clang version and no CUDA release, "
+            "and torch_musa's public names have no MUSA toolkit version; test "
+            "torch.musa.is_available(), or read the version from the MUSA install (MUSA_HOME)",
+}
+
+
+# torch.utils.cpp_extension's names that find CUDA's install, with no MUSA counterpart.
+EXTENSION_PROBES = frozenset({"_find_cuda_home", "CUDNN_HOME"})
+
+
+def cuda_probe(name: str) -> PyFinding:
+    """A finding for a probe of the CUDA build or toolkit with no MUSA value: ``name`` is
+    ``torch.version.cuda``, ``torch.backends.cuda``, ``nvcc`` or a name of
+    ``EXTENSION_PROBES``."""
+    return PyFinding("MP4009", name, _PROBE_ADVICE[name])
+
+
 def imported(name: str) -> PyFinding | None:
     """A finding for importing the dotted module ``name`` (``cupy``, ``numba.cuda``...)."""
     for prefix, check, advice in _PACKAGES:
@@ -73,6 +109,8 @@ def tool_call(function: str, strings: list[str]) -> PyFinding | None:
         m = _TOOLS.search(s)
         if m:
             tool = m.group(1)
+            if tool == "nvcc" and any(w in _VERSION_FLAGS for t in strings for w in t.split()):
+                return cuda_probe("nvcc")
             return PyFinding("MP4006", tool, f"{function}() runs {tool}: {_TOOL_ADVICE[tool]}")
     return None
 

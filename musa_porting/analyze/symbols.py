@@ -22,6 +22,7 @@ from sys import intern  # the same few used names in every file of a large tree
 from ..port.cxx import lexer
 from ..port.lines import Lines
 from . import exported as exported_names
+from .statements import Statements
 from .word_finder import WordFinder
 
 _IDENT_BYTE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -140,48 +141,12 @@ def _next(code: bytes, pos: int) -> tuple[str, int]:
     return chr(code[i]), i + 1
 
 
-_PARENS = re.compile(rb"[()]")
-
-
-def _close(code: bytes, pos: int) -> int:
-    """The offset after the ``)`` that closes the ``(`` at ``pos``. The parentheses are
-    found by a regex: a loop over every byte of a parameter list cost more than the
-    rest of the index's look at a definition."""
-    depth = 0
-    for m in _PARENS.finditer(code, pos):
-        if code[m.start()] == 0x28:
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                return m.end()
-    return len(code)
-
-
-def _statement_start(code: bytes, pos: int) -> int:
-    return max(code.rfind(b";", 0, pos), code.rfind(b"{", 0, pos), code.rfind(b"}", 0, pos)) + 1
-
-
 _TYPEDEF = re.compile(rb"\btypedef\b")
 _EXTERN = re.compile(rb"\bextern\b(?![ \t]*\")")
 
 
-def _in_typedef(code: bytes, pos: int) -> bool:
-    return _TYPEDEF.search(code, _statement_start(code, pos), pos) is not None
-
-
-def _opening(code: bytes, close: int) -> int:
-    """The offset of the ``{`` that the ``}`` at ``close`` closes."""
-    depth = 0
-    for i in range(close, -1, -1):
-        c = code[i]
-        if c == 0x7D:
-            depth += 1
-        elif c == 0x7B:
-            depth -= 1
-            if depth == 0:
-                return i
-    return 0
+def _in_typedef(ix: Statements, pos: int) -> bool:
+    return ix.has(_TYPEDEF, ix.start(pos), pos)
 
 
 def _enum_bodies(code: bytes) -> list[tuple[int, int]]:
@@ -202,33 +167,24 @@ def _is_type_token(t: str) -> bool:
     return t in ("*", "&", "&&", ">", "]")
 
 
-def _declarator_ok(code: bytes, prev: str, prev_at: int) -> bool:
+def _declarator_ok(ix: Statements, prev: str, prev_at: int) -> bool:
     """After ``*``/``&``: the token before names a type (``T* b``, ``at::Tensor& b``,
     not the product ``a * b``). After ``>``: it closes a template argument list (not
     ``a > b``)."""
+    code = ix.code
     if prev in ("*", "&", "&&"):
         t, at = _prev(code, prev_at)
         before, _ = _prev(code, at)
         return (t in _TYPE_WORDS or t in (">", "const") or t[:1].isupper() or t.endswith("_t")
                 or before == "::")
     if prev == ">":
-        depth = 0
-        for i in range(prev_at, _statement_start(code, prev_at) - 1, -1):
-            c = code[i]
-            if c == 0x3E:
-                depth += 1
-            elif c == 0x3C:
-                depth -= 1
-                if depth == 0:
-                    return True
-            elif c == 0x28:
-                return False
-        return False
+        return ix.template_opens(prev_at, ix.start(prev_at))
     return True
 
 
-def _classify(code: bytes, s: int, e: int, enums: list[tuple[int, int]]) -> str | None:
+def _classify(ix: Statements, s: int, e: int, enums: list[tuple[int, int]]) -> str | None:
     """The kind of definition the name at ``code[s:e]`` is, or None for a use."""
+    code = ix.code
     prev, prev_at = _prev(code, s)
     nxt, nxt_end = _next(code, e)
     if prev == "define" and _DEFINE.search(code, code.rfind(b"\n", 0, s) + 1, s):
@@ -247,25 +203,26 @@ def _classify(code: bytes, s: int, e: int, enums: list[tuple[int, int]]) -> str 
     if prev in ("{", ",") and any(a <= s < b for a, b in enums):
         return "enumerator"
     if prev == "}" and nxt in (";", ","):
-        return "typedef" if _in_typedef(code, _opening(code, prev_at)) else "variable"
+        return "typedef" if _in_typedef(ix, ix.opening(prev_at)) else "variable"
     if nxt == "(":
-        return _function(code, nxt_end - 1, prev, prev_at)
+        return _function(ix, nxt_end - 1, prev, prev_at)
     if prev == "*" and nxt == ")" and _prev(code, prev_at)[0] == "(":
-        return "typedef" if _in_typedef(code, s) else None  # typedef void (*name)(...)
-    if nxt not in _AFTER_DECLARED or not _is_type_token(prev) or not _declarator_ok(code, prev, prev_at):
+        return "typedef" if _in_typedef(ix, s) else None  # typedef void (*name)(...)
+    if nxt not in _AFTER_DECLARED or not _is_type_token(prev) or not _declarator_ok(ix, prev, prev_at):
         return None
-    if _EXTERN.search(code, _statement_start(code, s), s):
+    if ix.has(_EXTERN, ix.start(s), s):
         return None  # extern int x;: declared here, defined elsewhere (maybe not in the tree)
-    return "typedef" if _in_typedef(code, s) else "variable"
+    return "typedef" if _in_typedef(ix, s) else "variable"
 
 
-def _function(code: bytes, paren: int, prev: str, prev_at: int) -> str | None:
+def _function(ix: Statements, paren: int, prev: str, prev_at: int) -> str | None:
     """``type name(...) [qualifiers] {`` (or a constructor initializer) is a definition;
     a prototype or a call is not. A name after ``;``, ``{`` or ``}`` with no type before
     it is a macro call or a statement, not a definition."""
-    if prev != "::" and (not _is_type_token(prev) or not _declarator_ok(code, prev, prev_at)):
+    if prev != "::" and (not _is_type_token(prev) or not _declarator_ok(ix, prev, prev_at)):
         return None  # Class::method(...) { defines the method; anything else needs a type
-    pos = _close(code, paren)
+    code = ix.code
+    pos = ix.close(paren)
     while True:
         t, end = _next(code, pos)
         if t == "{":
@@ -273,7 +230,7 @@ def _function(code: bytes, paren: int, prev: str, prev_at: int) -> str | None:
         if t == ":":
             return "function" if _next(code, end)[0] != ":" else None  # ctor initializers
         if t == "(":  # throw(...), __attribute__((...)), noexcept(...)
-            pos = _close(code, end - 1)
+            pos = ix.close(end - 1)
             continue
         if t and (t in _FUNCTION_TRAILERS or t[:1].isalpha() or t[:1] == "_"
                   or t in ("*", "<", ">", "::", ",")):
@@ -306,6 +263,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
         return result
     result.exported = [list(x) for x in exported_names.scan(data)]
     enums: list[tuple[int, int]] | None = None
+    ix: Statements | None = None
     defined: set[str] = set()
     lines = Lines(data)
     rename = words.vocabulary.rename
@@ -333,7 +291,9 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
             continue  # in a comment or a string
         if enums is None:
             enums = _enum_bodies(c) if b"enum" in c else []
-        kind = _classify(c, s, e, enums)
+        if ix is None:
+            ix = Statements(c)
+        kind = _classify(ix, s, e, enums)
         if kind is None:
             continue
         defined.add(name)

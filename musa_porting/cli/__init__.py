@@ -3,7 +3,8 @@
 in ``app``.
 
 Exit codes: 0 success, 1 findings remain under --check, 2 bad input or usage (nothing
-written), 3 internal error, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).
+written), 3 internal error, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP), 141 stdout's
+reader went away (``| head``), quietly.
 
 This module imports nothing heavy: ``musa-port --version`` answers before click is
 imported, so it costs no more than starting Python.

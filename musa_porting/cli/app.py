@@ -17,7 +17,7 @@ from click.shell_completion import CompletionItem
 from .. import __version__, interrupts
 from ..errors import PortError, internal_error
 from ..shadow import shadow_warning
-from .common import CONTEXT, EXIT_INTERNAL, EXIT_USAGE, fail
+from .common import CONTEXT, EXIT_CLOSED_PIPE, EXIT_INTERNAL, EXIT_USAGE, fail
 from .port_cmd import port_cmd
 from .port_command import IMPLIED_PORT
 
@@ -26,7 +26,7 @@ COMPLETION = 'Completion: eval "$(_MUSA_PORT_COMPLETE=bash_source musa-port)" in
 
 # The commands besides ``port``, in the order the help lists them: each imported when
 # it is named (or listed), so that a port does not import the build and rules commands.
-LAZY = {"build": ("build_cmd", "build_cmd"), "verify": ("build_cmd", "verify_cmd"),
+LAZY = {"build": ("build_cmd", "build_cmd"), "verify": ("verify_cmd", "verify_cmd"),
         "rules": ("rules_cmd", "rules_cmd"), "explain": ("explain_cmd", "explain_cmd")}
 NAMES = ("port", *LAZY)
 _LOADED: dict[str, click.Command] = {}
@@ -126,6 +126,17 @@ def _option_named(exc: click.BadParameter) -> str:
     return (exc.param_hint or "value").strip("'\"") if isinstance(exc.param_hint, str) else "value"
 
 
+def _closed_pipe() -> None:
+    """The reader of stdout went away (``musa-port ... | head``): stop as a command that
+    SIGPIPE ended looks to a shell (141), saying nothing, as other CLIs do; never 1, the
+    code CI reads as a failed --check. Whatever is still buffered goes nowhere, so that
+    Python's own flush at exit does not report the pipe a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    sys.exit(EXIT_CLOSED_PIPE)
+
+
 def run(command: click.Command, argv, prog_name: str) -> None:
     """Run a click command as a console script: errors are one line and an exit code
     (2 bad input, 3 a bug, 130 interrupted), never a traceback."""
@@ -153,6 +164,8 @@ def run(command: click.Command, argv, prog_name: str) -> None:
         sys.exit(EXIT_USAGE)
     except click.exceptions.Abort:
         fail("aborted", 130)
+    except BrokenPipeError:
+        _closed_pipe()
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}")

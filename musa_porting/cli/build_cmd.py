@@ -1,5 +1,5 @@
-"""``musa-port build`` and ``musa-port verify``: compile a ported tree with mcc, or
-check it with nvcc through the shim."""
+"""``musa-port build``: compile a ported tree with mcc; and what ``musa-port verify``
+(``verify_cmd``) shares with it: options, and running and reporting a build."""
 
 from __future__ import annotations
 
@@ -10,19 +10,29 @@ import click
 from .common import CONTEXT, EXIT_CHECK, check_outputs, color_option, console_for, progress_bar, split_csv
 
 
-def _build_options(f):
+def build_options(verify: bool = False):
     """The options ``musa-port build`` shares with ``musa-port verify``."""
+    if verify:
+        std = click.option("--std", default=None, metavar="STD",
+                           help="C++ standard (default: the one torch's extensions use when "
+                                "the check uses torch, else c++17).")
+        keep_going = click.option("--keep-going/--fail-fast", default=True, show_default=True,
+                                  help="Check every file and report each failure (the "
+                                       "default), or stop at the first failure.")
+    else:
+        std = click.option("--std", default="c++17", show_default=True, help="C++ standard.")
+        keep_going = click.option("--keep-going", is_flag=True,
+                                  help="Build every other file after a failure and report them "
+                                       "all (default: stop at the first failure).")
     opts = [
         click.option("-I", "--include-dir", "include_dirs", multiple=True, metavar="DIR",
                      help="Include folder for every compile (repeatable)."),
         click.option("-D", "--define", "defines", multiple=True, metavar="NAME[=V]",
                      help="Macro definition for every compile (repeatable)."),
-        click.option("--std", default="c++17", show_default=True, help="C++ standard."),
+        std,
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Parallel compiles (default: ninja's choice, CPUs + 2)."),
-        click.option("--keep-going", is_flag=True,
-                     help="Build every other file after a failure and report them all "
-                          "(default: stop at the first failure)."),
+        keep_going,
         click.option("--only", multiple=True, metavar="GLOB",
                      help="Compile only files matching GLOB (path or name; repeatable)."),
         click.option("--exclude", multiple=True, metavar="GLOB",
@@ -38,9 +48,13 @@ def _build_options(f):
         click.option("-q", "--quiet", is_flag=True, help="Print only the one-line result."),
         color_option,
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+
+    def apply(f):
+        for o in reversed(opts):
+            f = o(f)
+        return f
+
+    return apply
 
 
 def _check_launcher(ctx, param, value):
@@ -71,7 +85,7 @@ def _check_launcher(ctx, param, value):
 @click.option("--mcc-for-cpp", is_flag=True, help="Compile C/C++ files with mcc -x musa.")
 @click.option("--compile-commands", is_flag=True,
               help="Also write compile_commands.json at the top of OUT (for clangd).")
-@_build_options
+@build_options()
 def build_cmd(out, arch, mcc, opt, shared, libs, launcher, cxx, mcc_for_cpp, compile_commands,
               include_dirs, defines, std, jobs, keep_going, only, exclude, report_json,
               build_dir, timeout, quiet):
@@ -95,10 +109,10 @@ def build_cmd(out, arch, mcc, opt, shared, libs, launcher, cxx, mcc_for_cpp, com
         shared=shared, libs=list(libs), jobs=jobs, launcher=launcher, keep_going=keep_going,
         only=list(only), exclude=list(exclude), compile_commands=compile_commands,
         build_dir=build_dir, timeout=timeout)
-    _run_build(bopts, None, report_json, quiet, "Build")
+    run_build(bopts, None, report_json, quiet, "Build")
 
 
-def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
+def run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
     from ..compile.build import build
     from ..report.build_summary import print_build_summary, write_build_json
 
@@ -126,38 +140,3 @@ def _run_build(bopts, profile, report_json, quiet, title, runner=None) -> None:
         print_build_summary(result, console, title)
     if not result.ok:
         sys.exit(EXIT_CHECK)
-
-
-@click.command("verify", context_settings=CONTEXT,
-               short_help="Compile-check a port with nvcc: no MUSA needed.")
-@click.argument("out", type=click.Path(path_type=str))
-@click.option("--nvcc", metavar="PATH", help="The nvcc to use (default: $CUDA_HOME, $CUDA_PATH, "
-              "PATH, /usr/local/cuda/bin/nvcc, the nvidia-cuda-nvcc wheel).")
-@click.option("--mode", type=click.Choice(["ptx", "compile"]), default="compile",
-              show_default=True, help="compile: nvcc -c (host and device code generated); "
-              "ptx: stop at PTX, faster; nvcc's front end still checks host code, "
-              "except code under #ifndef __CUDA_ARCH__.")
-@click.option("--arch", default="sm_80", show_default=True, help="The CUDA arch to check with.")
-@_build_options
-def verify_cmd(out, nvcc, mode, arch, include_dirs, defines, std, jobs, keep_going, only,
-               exclude, report_json, build_dir, timeout, quiet):
-    """Compile-check a port with nvcc, without MUSA hardware or toolkit.
-
-    Generates a shim include folder from the rules the port used (recorded in OUT's
-    manifest) that maps every MUSA name back to CUDA and poisons the CUDA names the
-    rules port, then compiles each ported file with nvcc on the same ninja runner as
-    `musa-port build`. A leftover CUDA name, a corrupted identifier or an include of a
-    header that was renamed fails at its line. Every file is checked (as with
-    --keep-going). Exit codes: 0 all compile, 1 a file fails, 2 bad input.
-    """
-    from ..compile.verify import VerifyOptions
-
-    vopts = VerifyOptions(out=out, nvcc=nvcc, mode=mode, include_dirs=list(include_dirs),
-                          defines=list(defines), arch=arch, std=std, jobs=jobs, keep_going=True,
-                          only=list(only), exclude=list(exclude), build_dir=build_dir,
-                          timeout=timeout)
-    from ..compile.verify import verify
-
-    _run_build(vopts, None, report_json, quiet, "Verify", runner=verify)
-
-

@@ -12,6 +12,7 @@ EXIT_OK = 0
 EXIT_CHECK = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell shows for a command a closed pipe ended
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -100,12 +101,20 @@ def console_for(stderr: bool):
     wide = {} if isatty is not None and isatty() else {"width": NO_WRAP, "soft_wrap": True}
     mode = color_mode()
     if mode == "never":
-        return Console(stderr=stderr, highlight=False, color_system=None, no_color=True, **wide)
-    if mode == "always" or os.environ.get("FORCE_COLOR"):
+        console = Console(stderr=stderr, highlight=False, color_system=None, no_color=True, **wide)
+    elif mode == "always" or os.environ.get("FORCE_COLOR"):
         # FORCE_COLOR (force-color.org) read here, not left to rich: rich obeys it only
         # from 12.6, and the lowest rich allowed is older.
-        return Console(stderr=stderr, highlight=False, force_terminal=True, **wide)
-    return Console(stderr=stderr, highlight=False, **wide)
+        console = Console(stderr=stderr, highlight=False, force_terminal=True, **wide)
+    else:
+        console = Console(stderr=stderr, highlight=False, **wide)
+    console.on_broken_pipe = _broken_pipe  # rich's own exits 1, a failed --check's code
+    return console
+
+
+def _broken_pipe() -> None:
+    """A closed stdout is the command line's to end (``app.run``: quietly, 141)."""
+    raise BrokenPipeError
 
 
 def progress_bar(console):

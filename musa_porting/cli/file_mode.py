@@ -23,9 +23,11 @@ TREE_ONLY = {"report_json": "--report-json", "report_csv": "--report-csv", "sari
 
 
 def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write: bool,
-                  suppressed: Set[str], check: str | None, quiet: bool, fmt: str = "text") -> None:
-    """Port ``opts.src`` (a file). Exit 1 when ``check`` is a level and findings fail it.
-    ``fmt``: how the findings are printed on stderr (text, github or grouped)."""
+                  suppressed: Set[str], check: str | None, quiet: bool, fmt: str = "text",
+                  data: bytes | None = None) -> None:
+    """Port ``opts.src`` (a file; with ``data``, those bytes as that file: standard
+    input). Exit 1 when ``check`` is a level and findings fail it. ``fmt``: how the
+    findings are printed on stderr (text, github or grouped)."""
     from ..report.diff import tree_diff
     from ..tree.result import DiffItem
     from ..tree.single_file import FilePorter
@@ -37,14 +39,16 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
         why = check_named(output)  # a socket: refused before the port, as the reports are
         if why:
             raise PortError(f"-o: {why}", output)
-    ported = FilePorter(opts).port(path)
+    ported = FilePorter(opts).port(path, data)
+    mode = 0o644 if data is not None else os.stat(path).st_mode & 0o7777
     if ported.kind is None and b"\0" not in ported.data:
         exts = " ".join(e if e.startswith(".") else "." + e for e in opts.extensions)
         raise PortError(f"not a file musa-port ports (sources: {exts}; Python files; CMake "
                         "files, Makefiles and scripts that call nvcc): nothing to port", path)
     if output not in (None, "-") and os.path.isdir(output):
         output = os.path.join(output, ported.out_name)  # -o DIR: the file's ported name in it
-    if output not in (None, "-") and os.path.exists(output) and os.path.samefile(output, path):
+    if output not in (None, "-") and os.path.exists(output) and os.path.exists(path) \
+            and os.path.samefile(output, path):
         raise PortError("-o names the input file; musa-port never writes its input", path)
     for w in ported.warnings:
         click.echo(w, err=True)
@@ -54,15 +58,16 @@ def port_one_file(opts: PortOptions, output: str | None, diff: str | None, write
     elif not quiet and shown:
         echo_findings(_formatted(path, shown, fmt))
     if diff is not None:
-        with open(path, "rb") as fh:
-            original = fh.read()
+        if data is None:
+            with open(path, "rb") as fh:
+                data = fh.read()
         name = os.path.basename(path)
-        item = DiffItem(name, ported.out_name, original, ported.data,
-                        os.stat(path).st_mode & 0o7777)
+        item = DiffItem(name, ported.out_name, data, ported.data, mode)
+        original = data
         write_output(tree_diff([item]) if original != ported.data or name != ported.out_name
                      else b"", diff)
     if output not in (None, "-") and (diff is None or write) and not opts.dry_run:
-        _write_if_changed(output, ported.data, os.stat(path).st_mode & 0o7777)
+        _write_if_changed(output, ported.data, mode)
     elif diff is None and output in (None, "-"):
         sys.stdout.flush()
         sys.stdout.buffer.write(ported.data)

@@ -14,6 +14,8 @@ from .common import CONTEXT, check_outputs, color_mode, split_csv
 from .port_command import PortCommand
 from .port_options import COMMON, port_options
 
+STDIN_NAME = "stdin.cu"  # standard input with no --stdin-filename: a CUDA source
+
 
 @click.command("port", cls=PortCommand, common=COMMON, context_settings=CONTEXT)
 @port_options
@@ -45,6 +47,12 @@ def port_cmd(ctx: click.Context, **given):
     src = given["src"]
     if src is None and not given["show_settings"]:
         raise click.MissingParameter(ctx=ctx, param=ctx.command.params[0])
+    stdin_name = given["stdin_filename"]
+    if stdin_name is not None and src != "-":
+        raise click.UsageError("--stdin-filename names the file read from standard input: "
+                               "give SRC as '-'")
+    if src == "-":  # standard input, as the file it names (its settings, kind and includes)
+        src = stdin_name or STDIN_NAME
     cfg = project_config(src or os.curdir, given["config_file"], not given["no_config"])
     for w in cfg.warnings:
         click.echo(w, err=True)
@@ -116,7 +124,9 @@ def port_cmd(ctx: click.Context, **given):
         paranoid=v["paranoid"],
         base_from=v["base_from"],
     )
-    if os.path.isfile(src):
+    if given["src"] == "-" or os.path.isfile(src):
+        import sys
+
         from .file_mode import TREE_ONLY, port_one_file
 
         given_here = [flag for name, flag in TREE_ONLY.items()
@@ -126,7 +136,8 @@ def port_cmd(ctx: click.Context, **given):
         if given_here:
             raise click.UsageError(f"{given_here[0]} needs a folder, and {src} is a file")
         port_one_file(opts, v["output"], v["diff"], v["write"], suppressed, level, v["quiet"],
-                      fmt if fmt in ("github", "grouped") else "text")
+                      fmt if fmt in ("github", "grouped") else "text",
+                      sys.stdin.buffer.read() if given["src"] == "-" else None)
         return
     from .port_report import port_and_report
 

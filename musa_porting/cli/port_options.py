@@ -44,6 +44,10 @@ OPTIONS = [
                    metavar="SRC"),
     click.option("-o", "--output", metavar="DIR", type=click.Path(path_type=str),
                  help="Output folder (default: SRC_musa)."),
+    click.option("--stdin-filename", metavar="PATH",
+                 help="With SRC '-': port standard input to standard output as the file PATH "
+                      "(its kind, the includes beside it, the findings' file name), for editors "
+                      "and hooks; default stdin.cu."),
     click.option("--ignore", "ignore", multiple=True, metavar="PATTERNS",
                  help="Paths or gitignore patterns to leave out."),
     click.option("-r", "--rule", "rules", multiple=True, metavar="FILE",
@@ -81,9 +85,10 @@ OPTIONS = [
                       "name the tree defines is renamed everywhere in the tree."),
     click.option("--rename-exported", is_flag=True,
                  help="Also rename the tree's names that Python calls by name (pybind11 m.def, "
-                      "py::class_, def_submodule, TORCH_LIBRARY op schemas), and the Python files "
-                      "of this run that call them; by default they are kept (callers outside SRC "
-                      "would break)."),
+                      "py::class_, def_submodule, TORCH_LIBRARY op schemas) and the public "
+                      "Python modules of an installable package, and the Python files of this "
+                      "run that call or import them; by default they are kept (callers outside "
+                      "SRC would break)."),
     click.option("--symbols", "symbols_backend", type=click.Choice(["lexer", "clang"]), default="lexer",
                  show_default=True,
                  help="How the tree's definitions are found: lexer (no dependency), or clang "

@@ -22,6 +22,10 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
     from ..tree.porter import port_tree
 
     fmt, quiet = v["output_format"], v["quiet"]
+    # A machine format on stdout is the whole output, as ruff's: no summary, no lines on
+    # stderr (the warnings are in it); the exit code says whether --check failed.
+    machine = fmt in ("json", "sarif")
+    quiet = quiet or machine
     diff, report_json, report_csv, sarif = v["diff"], v["report_json"], v["report_csv"], v["sarif"]
     # The summary goes to stderr when stdout carries the diff, a report or the findings.
     to_stdout = any(map(is_stdout, (diff, report_json, report_csv, sarif))) or fmt != "text"
@@ -35,10 +39,11 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
     else:
         result = port_tree(opts)
     timings.mark("port (the phases above)")
-    for w in result.warnings:
-        click.echo(w, err=True)
-    for entry in unmatched(ignores, result.ignored):
-        click.echo(f"warning: ignore pattern {entry} matched nothing in {opts.src}", err=True)
+    result.warnings += [f"warning: ignore pattern {entry} matched nothing in {opts.src}"
+                        for entry in unmatched(ignores, result.ignored)]
+    if not machine:
+        for w in result.warnings:
+            click.echo(w, err=True)
     if diff is not None:
         from ..report.diff import tree_diff
 
@@ -64,23 +69,25 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
             if fmt == "github" else annotations.grouped_text(result, suppressed, v["verbose"])
         if text:
             click.echo(text)
-    if quiet:
+    if machine:
+        pass
+    elif quiet:
         click.echo(summary.total_line(result, suppressed), err=to_stdout)
     else:
         summary.print_summary(result, console, suppressed, v["report_files"],
                               max_findings=None if v["verbose"] else 200, notes=v["verbose"])
-    for line in conflict_lines(result):
+    for line in [] if machine else conflict_lines(result):
         click.echo(line, err=True)
     timings.mark("reports and summary")
     timings.report()
     failed = level is not None and counts.check_count(result, suppressed, level)
-    if failed:
-        from ..report.locations import shown_path
+    if failed and not machine:
+        from ..report.locations import finding_place
         from .findings_out import echo_check_failure
 
         failures = counts.check_failures(result, suppressed, level)
-        echo_check_failure([(shown_path(opts.src, f.rel), d) for f, d in failures], level)
-    if level is not None and result.conflicted:
+        echo_check_failure([(*finding_place(result, f, d), d) for f, d in failures], level)
+    if level is not None and result.conflicted and not machine:
         n = len(result.conflicted)
         click.echo(f"musa-port: --check failed: {n} output{'s' * (n != 1)} "
                    f"{'hold' if n != 1 else 'holds'} conflicts (listed above)", err=True)

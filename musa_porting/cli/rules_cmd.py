@@ -92,7 +92,7 @@ def rules_cmd(names, list_, families, show_families, fmt, rule_files, no_default
         for n in names:
             if n in rs.rules:
                 continue
-            by = ported_by(n, rs.rules)
+            by = ported_by(n, rs.rewriting())
             if by is not None:
                 related[n] = (by[0], by[1])  # ported inside a longer match: found
                 continue

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 import click
 from click.core import ParameterSource
 
-from ..config import SIMPLE_PORTING, Config
+from ..config import COMMAND_TABLES, SIMPLE_PORTING, Config
 from ..errors import PortError
 from .option_values import CHECK_LEVELS, FolderOrRef
 from .port_command import OPTIONAL_VALUE
 
 NOT_SETTINGS = frozenset({"help", "help_all", "version", "config_file", "no_config",
-                          "show_settings"})
+                          "show_settings", "stdin_filename"})
 REPLACED = frozenset({"arch"})
 CHECK_LEVEL = "check-level"  # what a bare --check fails on (not an option of its own)
 COMMAND_LINE = "command line"
@@ -100,24 +100,20 @@ class Resolved:
         return first, items[len(first):]
 
 
-def resolve(ctx: click.Context, cfg: Config) -> Resolved:
+def resolve(ctx: click.Context, cfg: Config, port: bool = True) -> Resolved:
     """The command line's values over the file's over the defaults; a bad key or value
-    in the file is a ``PortError`` naming the file, the line and the key."""
+    in the file is a ``PortError`` naming the file, the line and the key. ``port``: the
+    port's table, which holds a few keys besides its options (and other commands'
+    tables); else a command's own table (``Config.section``), its options' keys only."""
     keys = setting_keys(ctx.command)
     out = Resolved(dict(ctx.params), config=cfg)
     given: dict[str, str] = {}  # parameter name -> the key that set it
     for key, raw in cfg.table.items():
-        if key == CHECK_LEVEL:
-            if raw not in CHECK_LEVELS:
-                raise cfg.error(key, f"must be one of {', '.join(CHECK_LEVELS)}")
-            out.check_level = raw
-            continue
-        if key == SIMPLE_PORTING:  # SimplePorting's; checked here, used there
-            cfg.simple_porting  # noqa: B018 - raises on a bad value
+        if port and _port_key(cfg, out, key, raw):
             continue
         k = keys.get(key)
         if k is None:
-            raise _unknown(cfg, key, [*keys, CHECK_LEVEL, SIMPLE_PORTING])
+            raise _unknown(cfg, key, [*keys, *([CHECK_LEVEL, SIMPLE_PORTING] if port else [])])
         if k.param.name in given:
             raise cfg.error(key, f"{given[k.param.name]!r} sets the same option; keep one")
         given[k.param.name] = key
@@ -139,6 +135,24 @@ def resolve(ctx: click.Context, cfg: Config) -> Resolved:
         if p.name not in out.origins and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE:
             out.origins[p.name] = COMMAND_LINE
     return out
+
+
+def _port_key(cfg: Config, out: Resolved, key: str, raw: object) -> bool:
+    """Read a key of the port's table that is not an option of the port; False for
+    an option's key."""
+    if key == CHECK_LEVEL:
+        if raw not in CHECK_LEVELS:
+            raise cfg.error(key, f"must be one of {', '.join(CHECK_LEVELS)}")
+        out.check_level = raw  # type: ignore[assignment]
+        return True
+    if key == SIMPLE_PORTING:  # SimplePorting's; checked here, used there
+        cfg.simple_porting  # noqa: B018 - raises on a bad value
+        return True
+    if key in COMMAND_TABLES:  # another command's table, read by that command
+        if not isinstance(raw, dict):
+            raise cfg.error(key, "must be a table")
+        return True
+    return False
 
 
 def _adds(p: click.Parameter) -> bool:

@@ -33,12 +33,23 @@ HINTS = {
     "MP3002": "undeclared-cuda-name",
     "MP3003": "fp64",
     "MP3004": "inline-asm",
+    "MP3005": "missing-header",
 }
 _SHARED_RE = re.compile(r"shared memory \((\d+)\) exceeds limit \((\d+)\) in function '([^']+)'")
 _UNDECLARED_RE = re.compile(r"(?:use of undeclared identifier|identifier) ['\"]((?:cuda|cu[A-Z]|CU|nccl|"
                             r"cublas|curand|cusparse|cufft|cudnn)\w*)['\"]")
 _FP64_RE = re.compile(r"\bdouble\b.*(?:not supported|unsupported|disabled)|fp64", re.I)
 _ASM_RE = re.compile(r"inline assembl|\bPTX\b|\basm\b", re.I)
+# gcc: "x.h: No such file or directory"; clang, mcc: "'x.h' file not found"; nvcc's front
+# end: 'cannot open source file "x.h"'.
+_MISSING_RE = re.compile(r"^(?P<a>[^:\n]+): No such file or directory$|^'(?P<b>[^']+)' file not found$"
+                         r'|^cannot open source file "(?P<c>[^"]+)"')
+
+
+def missing_header(d: CompilerDiagnostic) -> str | None:
+    """The header an error says is not on the include path, or None."""
+    m = _MISSING_RE.match(d.message) if d.is_error else None
+    return (m.group("a") or m.group("b") or m.group("c")) if m else None
 
 
 @dataclass
@@ -128,6 +139,11 @@ def demangle(name: str) -> str:
 
 def _hint(d: CompilerDiagnostic, arch: str | None) -> None:
     if not d.is_error:
+        return
+    header = missing_header(d)
+    if header is not None:
+        d.hint_id = "MP3005"
+        d.hint = f"{header} is not on the include path: pass the folder that holds it with -I DIR"
         return
     m = _SHARED_RE.search(d.message)
     if m:

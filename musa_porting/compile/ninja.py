@@ -127,8 +127,9 @@ def write_build_files(out: Path, build_dir: Path, profile: Profile, sources: lis
         src = str(out / rel)
         obj = str(build_dir / "obj" / (rel + ".o"))
         ext = os.path.splitext(rel)[1]
-        base = profile.device_cmd if ext in profile.device_exts else profile.host_cmd
-        dep = profile.depfile_flags(obj, obj + ".d")
+        device = ext in profile.device_exts
+        base = profile.device_cmd if device else profile.host_cmd
+        dep = (profile.depfile_flags if device else profile.host_depfile_flags)(obj, obj + ".d")
         extra = profile.per_file(rel) if profile.per_file is not None else []
         cmd = [*prefix, *base, *extra, *dep, src, "-o", obj]
         files.append(FileBuild(rel, portmap.source_of(src), obj, cmd))

@@ -28,6 +28,7 @@ class Profile:
     device_exts: tuple[str, ...] = (".mu",)
     host_exts: tuple[str, ...] = HOST_EXTS
     depfile_flags: Callable[[str, str], list[str]] = gcc_depfile_flags  # (obj, depfile) -> flags
+    host_depfile_flags: Callable[[str, str], list[str]] = gcc_depfile_flags  # for host_cmd
     per_file: Callable[[str], list[str]] | None = None  # extra flags for one file (by rel)
     # The compiler runs its own steps through `sh -c` with file names in double quotes
     # (nvcc does): a name with a backtick or a `$(` in it would run a command.

@@ -50,6 +50,7 @@ class BuildResult:
     ninja_output: str = ""
     elapsed: float = 0.0
     up_to_date: bool = False
+    notes: list[str] = field(default_factory=list)  # what the run took from where (verify)
 
     @property
     def failed(self) -> list[FileBuild]:
@@ -81,6 +82,7 @@ class BuildResult:
             "build_dir": self.build_dir,
             "ok": self.ok,
             "up_to_date": self.up_to_date,
+            "notes": list(self.notes),
             "totals": {
                 "files": len(self.files),
                 "ok": sum(1 for f in self.files if f.status == "ok"),

@@ -1,10 +1,14 @@
 """``musa-port verify``: compile-check a port with nvcc through the MUSA-to-CUDA shim.
 
 Same ninja-based runner as ``musa-port build``, with an nvcc profile: every ported
-``.mu`` is compiled as CUDA (``-x cu``), and every ported C/C++ file too, with the shim
-folder first on the include path and its prelude force-included. Shim paths are
-given relative to the build folder, where ninja runs the compiles: nvcc splits
--I/-include values at commas, and the user's folders may have them.
+``.mu`` (and ``.cu``) is compiled as CUDA (``-x cu``) with nvcc, and every ported C/C++
+file with the host compiler, as a project's build compiles them (a CPU file that g++
+compiles cleanly is not CUDA, and nvcc -x cu failed it), each with the shim folder on
+the include path and its prelude force-included. What a project's CUDA build adds
+besides (torch's folders and flags, the toolkit's folders, the GPU switches) is
+``verify_setup``'s. Shim paths are given relative to the build folder, where ninja runs
+the compiles: nvcc splits -I/-include values at commas, and the user's folders may
+have them.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,11 +36,14 @@ from .build import (
     collect_sources,
     make_build_dir,
 )
+from .missing_headers import explain
 from .ninja import check_names
 from .profile import HOST_EXTS, Profile, gcc_depfile_flags
 from .result import BuildResult
 from .shim import generate, write_prelude
-from .toolchain import find_nvcc
+from .toolchain import Toolchain, find_nvcc
+from .torch_env import extension_name
+from .verify_setup import Setup, header_finder, prepare, tree_facts, write_stand_ins
 
 MODES = ("ptx", "compile")
 _SHELL_SAFE = re.compile(r"[\w./+@%=:-]+", re.ASCII)
@@ -50,7 +57,7 @@ class VerifyOptions:
     include_dirs: Sequence[str] = ()
     defines: Sequence[str] = ()
     arch: str = "sm_80"
-    std: str = "c++17"
+    std: str | None = None  # torch's when it compiles against torch, else c++17
     jobs: int | None = None
     keep_going: bool = True
     only: Sequence[str] = ()
@@ -59,6 +66,9 @@ class VerifyOptions:
     extra_flags: Sequence[str] = ()
     progress: object = None
     timeout: float | None = None  # seconds per compile
+    torch: str = "auto"  # "on" (--torch), "off" (--no-torch), "auto": when the tree includes it
+    torch_python: str | None = None  # the Python whose torch to use (default: ours, python3)
+    cxx: str = "c++"  # the host compiler, for C/C++ files
 
 
 class _IncludeGraph:
@@ -128,20 +138,6 @@ def _renamed_includes(out: Path, src_root: Path | None, sources: dict[str, str]
     return mapped
 
 
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
-
-
-def _own_macros(out: Path, rels) -> set[str]:
-    """Macros the ported tree defines itself. The shim leaves them to the project: mmcv
-    writes ``#ifndef MUSA_KERNEL_LOOP / #define MUSA_KERNEL_LOOP ...`` (ported from its
-    own CUDA_KERNEL_LOOP, a name torch has too), which a shim define would pre-empt."""
-    names: set[str] = set()
-    for rel in rels:
-        if os.path.splitext(rel)[1] in DEFAULT_SOURCE_EXTENSIONS:
-            names.update(m.decode() for m in _DEFINE.findall(_read(out / rel)))
-    return names
-
-
 def _read(path: Path) -> bytes:
     """A file of the port or its source, b"" when it is not a regular file: the port
     copies links as they are, and one to /dev/zero or a FIFO must not be read."""
@@ -151,24 +147,33 @@ def _read(path: Path) -> bytes:
         return b""
 
 
-def nvcc_profile(opts: VerifyOptions, shim_dir: Path, graph: _IncludeGraph | None = None
-                 ) -> Profile:
+def verify_profile(opts: VerifyOptions, shim_dir: Path, tc: Toolchain, setup: Setup,
+                   graph: _IncludeGraph | None = None,
+                   on_path: Callable[[str], bool] = lambda target: True) -> Profile:
+    """nvcc for .mu and .cu files, the host compiler for C/C++ files, both with the
+    shim, ``setup``'s folders and macros, then the user's."""
     if opts.mode not in MODES:
         raise PortError(f"--mode {opts.mode}: use ptx or compile")
-    tc = find_nvcc(opts.nvcc)
+    shim = os.path.relpath(shim_dir, shim_dir.parent)
+    user = [f"-I{os.path.abspath(d)}" for d in opts.include_dirs]
+    dirs = [f"-I{d}" for d in setup.include_dirs]
+    defines = [*[f"-D{d}" for d in setup.defines], *[f"-D{d}" for d in opts.defines]]
     mode = ["-c"] if opts.mode == "compile" else ["--ptx"]
-    cmd = [tc.compiler, "-x", "cu", *mode, f"-std={opts.std}", f"-arch={opts.arch}",
-           "-isystem", os.path.relpath(shim_dir, shim_dir.parent),
-           *[f"-I{os.path.abspath(d)}" for d in opts.include_dirs], *[f"-D{d}" for d in opts.defines],
-           *opts.extra_flags]
-    def prelude(rel: str) -> list[str]:
-        external = graph.external(rel) if graph is not None else []
-        path = write_prelude(shim_dir, _prelude_name(rel), external)
-        return ["-include", os.path.relpath(path, shim_dir.parent)]
+    device = [tc.compiler, "-x", "cu", *mode, f"-std={setup.std}", f"-arch={opts.arch}",
+              "-isystem", shim, *user, *dirs, *setup.nvcc_flags, *defines, *opts.extra_flags]
+    host = [opts.cxx, "-c", f"-std={setup.std}", "-isystem", shim, *user, *dirs,
+            *[f"-I{d}" for d in setup.host_dirs],
+            *[a for d in setup.host_system_dirs for a in ("-isystem", d)], *defines]
 
-    return Profile("nvcc", cmd, cmd, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS,
+    def per_file(rel: str) -> list[str]:
+        external = graph.external(rel) if graph is not None else []
+        path = write_prelude(shim_dir, _prelude_name(rel), external, on_path)
+        named = [f"-DTORCH_EXTENSION_NAME={extension_name(rel)}"] if setup.torch else []
+        return [*named, "-include", os.path.relpath(path, shim_dir.parent)]
+
+    return Profile("nvcc", device, host, None, device_exts=(".mu", ".cu"), host_exts=HOST_EXTS,
                    depfile_flags=_ptx_depfile_flags if opts.mode == "ptx" else gcc_depfile_flags,
-                   per_file=prelude, shell_paths=True)
+                   per_file=per_file, shell_paths=True)
 
 
 def _prelude_name(rel: str) -> str:
@@ -214,14 +219,27 @@ def verify(opts: VerifyOptions) -> BuildResult:
     build_dir = Path(opts.build_dir).resolve() if opts.build_dir else out / BUILD_DIR_NAME / "verify"
     shim_dir = build_dir / "shim"
     graph = _IncludeGraph(out)
-    profile = nvcc_profile(opts, shim_dir, graph)
-    # Before the shim is written: names nvcc would hand a shell, links on the way.
-    check_names(out, build_dir, collect_sources(out, profile, opts.only, opts.exclude), profile)
+    tc = find_nvcc(opts.nvcc)
+    # Before anything is written: names nvcc would hand a shell, links on the way.
+    bare = verify_profile(opts, shim_dir, tc, Setup(opts.std or "c++17", [], [], [], []))
+    sources = collect_sources(out, bare, opts.only, opts.exclude)
+    check_names(out, build_dir, sources, bare)
+    facts = tree_facts(out, manifest.files, manifest.project)
+    setup = prepare(torch_mode=opts.torch, torch_python=opts.torch_python, std=opts.std,
+                    nvcc=tc.compiler,
+                    includes=(t for rel in sources for t, _ in graph.external(rel)), facts=facts)
     make_build_dir(out, build_dir)
     renamed = _renamed_includes(out, Path(manifest.src) if manifest.src else None,
                                 {rel: rec.src for rel, rec in manifest.files.items()})
-    generate(ruleset, shim_dir, renamed, own_macros=_own_macros(out, manifest.files))
+    shim_headers = generate(ruleset, shim_dir, renamed, own_macros=facts.own_macros)
+    write_stand_ins(setup, [os.path.abspath(d) for d in opts.include_dirs], shim_dir)
+    on_path = header_finder(setup, [os.path.abspath(d) for d in opts.include_dirs], shim_dir,
+                            shim_headers, opts.cxx)
+    profile = verify_profile(opts, shim_dir, tc, setup, graph, on_path)
     bopts = BuildOptions(out=str(out), jobs=opts.jobs, keep_going=opts.keep_going,
                          only=opts.only, exclude=opts.exclude, build_dir=str(build_dir),
                          progress=opts.progress, timeout=opts.timeout)  # type: ignore[arg-type]
-    return build(bopts, profile)
+    result = build(bopts, profile)
+    result.notes = setup.notes
+    explain(result, setup, opts.torch, tc.compiler, shim_dir)
+    return result

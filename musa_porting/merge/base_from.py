@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..errors import PortError
 from ..safe_open import read_regular
@@ -24,6 +26,9 @@ from ..write.manifest import UNTRUSTED, FileRecord, Manifest, load_manifest
 from .bases import STATE_DIR, make_folders
 from .git import git, in_repository
 from .learn import Conventions, learn_names
+
+if TYPE_CHECKING:  # tarfile: only where --base-from names a git ref
+    import tarfile
 
 CONVENTIONS = STATE_DIR + "/conventions.json"
 VOCABULARY = STATE_DIR + "/vocabulary.json"
@@ -66,6 +71,7 @@ def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa:
     from ..tree.paths import check_paths
 
     src, out = check_paths(opts.src, opts.output, opts.reverse)
+    _check_base_folder(opts.base_from or "", out)
     tmp = tempfile.mkdtemp(prefix="musa-port-base-")
     try:
         old_src, commit = _old_source(opts.base_from or "", src, tmp)
@@ -165,6 +171,24 @@ def _path_choice(opts: PortOptions, old_src: str, out: str, Porter) -> tuple[boo
     return best
 
 
+def _check_base_folder(base: str, out: str) -> None:
+    """OLD_SRC must be neither OUT, nor inside it, nor hold it: OUT's files would be
+    their own base (every hand edit taken for musa-port's bytes, and replaced), or
+    inputs of the base port."""
+    from ..tree.paths import folder_within
+
+    if not os.path.isdir(base):
+        return
+    if folder_within(base, out):
+        where = "is the output folder" if folder_within(out, base) else "is inside the output folder"
+    elif folder_within(out, base):
+        where = "holds the output folder"
+    else:
+        return
+    raise PortError(f"--base-from {base} {where} {out}: give the upstream the port was made "
+                    "from (a folder or a git ref)")
+
+
 def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     """OLD_SRC's folder, and its commit when it is a git ref of SRC's repository."""
     import io
@@ -192,10 +216,27 @@ def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     os.mkdir(folder)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         if hasattr(tarfile, "data_filter"):
-            tar.extractall(folder, filter="data")
+            try:
+                tar.extractall(folder, filter=_links_kept)
+            except tarfile.FilterError as exc:
+                raise PortError(f"--base-from: the tree of {commit[:12]} holds a path that "
+                                f"leaves it: {exc}", base) from None
         else:  # pragma: no cover - Python before 3.10.12
             tar.extractall(folder)
     return folder, commit
+
+
+def _links_kept(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's ``data`` filter (nothing written outside ``dest``, nor through a link
+    extracted before), except that a symbolic link is kept whatever it points at, as
+    a port keeps the links of a folder SRC (copied as they are, never followed):
+    ``csrc/common.h -> ../include/common.h`` is common, and leaves the exported folder."""
+    import tarfile
+
+    if not member.issym():
+        return tarfile.data_filter(member, dest)
+    checked = tarfile.data_filter(member.replace(linkname=".", deep=False), dest)
+    return checked.replace(linkname=member.linkname, deep=False) if checked is not None else None
 
 
 def saved_conventions(opts: PortOptions) -> PortOptions:
@@ -214,7 +255,17 @@ def saved_conventions(opts: PortOptions) -> PortOptions:
     if conv is None:
         return opts
     vocab = os.path.join(out, VOCABULARY)
-    return conv.apply(opts, opts.src, vocab if os.path.isfile(vocab) else None)
+    return conv.apply(opts, opts.src, vocab if _regular(vocab) else None)
+
+
+def _regular(path: str) -> bool:
+    """A regular file, not a link to one: OUT is the user's, and what is under
+    OUT/.musa-port is read as the port reads inputs (the vocabulary file is then read
+    as a --vocab file is, which may follow a link)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def save_conventions(outdir, conv: Conventions) -> None:

@@ -22,7 +22,7 @@ import hashlib
 import os
 import zlib
 
-from ..safe_open import NOFOLLOW
+from ..safe_open import NOFOLLOW, open_regular
 from ..write.manifest import STATE_DIR_NAME as STATE_DIR
 from ..write.outdir import OutDir
 
@@ -45,31 +45,73 @@ def is_text(data: bytes) -> bool:
     return b"\0" not in data
 
 
-def base_bytes(out: str, pointer: str, more: tuple[str, ...] = ()) -> bytes | None:
-    """The base bytes ``pointer`` names, from OUT's packs (or those of the folders
-    ``more``); None when there are none (only a hash), or the pack is gone or does not
-    hold what the pointer's sha256 says (never trusted: OUT is the user's)."""
+def parse_pointer(pointer: str) -> tuple[str, str, int, int] | None:
+    """(sha256, pack, offset, length) of a base pointer, or None when it is not one as a
+    run writes it (the manifest is the user's file: every part is checked, and no
+    number is longer than a file's size can be)."""
     parts = pointer.split(":")
     if len(parts) != 4:
         return None
     sha, pack, offset, length = parts
-    if "/" in pack or not pack.endswith(PACK_SUFFIX) or not offset.isdigit() or not length.isdigit():
+    if "/" in pack or not pack.endswith(PACK_SUFFIX) or not all(
+            n.isascii() and n.isdigit() and len(n) <= 18 for n in (offset, length)):
         return None
+    return sha, pack, int(offset), int(length)
+
+
+def base_bytes(out: str, pointer: str, more: tuple[str, ...] = ()) -> bytes | None:
+    """The base bytes ``pointer`` names, from OUT's packs (or those of the folders
+    ``more``); None when there are none (only a hash), or the pack is gone or does not
+    hold what the pointer's sha256 says (never trusted: OUT is the user's). What is
+    read is bounded by the pack's real size, and what is inflated by the largest base
+    a run keeps, checked as it streams."""
+    parsed = parse_pointer(pointer)
+    if parsed is None:
+        return None
+    sha, pack, offset, length = parsed
     for root in (out, *more):
-        try:
-            fd = os.open(os.path.join(root, BASE_DIR, pack), os.O_RDONLY | NOFOLLOW)
+        try:  # a regular file only, never through a link (OUT is the user's: a FIFO blocks)
+            fd, st = open_regular(os.path.join(root, BASE_DIR, pack))
         except OSError:
             continue
         try:
-            blob = os.pread(fd, int(length), int(offset))
-            data = zlib.decompress(blob)
-        except (OSError, zlib.error, ValueError, OverflowError):
+            if offset + length > st.st_size:
+                continue
+            data = _inflate(fd, offset, length)
+        except OSError:
             continue
         finally:
             os.close(fd)
-        if hashlib.sha256(data).hexdigest() == sha:
+        if data is not None and hashlib.sha256(data).hexdigest() == sha:
             return data
     return None
+
+
+def _inflate(fd: int, offset: int, length: int) -> bytes | None:
+    """The bytes that the zlib stream at ``offset`` (``length`` bytes) of the pack
+    inflates to; None when it is not one, or inflates past ``MAX_BASE``."""
+    z = zlib.decompressobj()
+    parts: list[bytes] = []
+    size = 0
+    end = offset + length
+    try:
+        while offset < end:
+            blob = os.pread(fd, min(1 << 20, end - offset), offset)
+            if not blob:
+                return None
+            offset += len(blob)
+            while blob:
+                piece = z.decompress(blob, MAX_BASE + 1 - size)
+                size += len(piece)
+                if size > MAX_BASE:
+                    return None
+                parts.append(piece)
+                blob = z.unconsumed_tail
+        if not z.eof:
+            return None
+    except zlib.error:
+        return None
+    return b"".join(parts)
 
 
 def make_folders(outdir: OutDir, rel: str) -> None:
@@ -125,19 +167,24 @@ class BaseWriter:
     def move(self, pointer: str) -> str:
         """Copy the base ``pointer`` names (compressed, as it is) into this process's
         pack; returns its new pointer (the old one if it cannot be read)."""
-        sha, pack, offset, length = pointer.split(":")
+        parsed = parse_pointer(pointer)
+        if parsed is None:
+            return pointer
+        sha, pack, offset, length = parsed
         try:
             fd, name = self.outdir.at(f"{BASE_DIR}/{pack}")
-            src = os.open(name, os.O_RDONLY | NOFOLLOW, dir_fd=fd)
+            src, st = open_regular(name, dir_fd=fd)
         except OSError:
             return pointer
         try:
-            blob = os.pread(src, int(length), int(offset))
-        except (OSError, ValueError, OverflowError):
+            if offset + length > st.st_size:
+                return pointer
+            blob = os.pread(src, length, offset)
+        except OSError:
             return pointer
         finally:
             os.close(src)
-        return self._append(sha, blob) if len(blob) == int(length) else pointer
+        return self._append(sha, blob) if len(blob) == length else pointer
 
     def close(self) -> None:
         if self._fd >= 0 and self._pid == os.getpid():
@@ -156,9 +203,9 @@ def sparse_packs(outdir: OutDir, pointers, skip: str) -> set[str]:
     ``pointers`` name are less than a quarter."""
     live: dict[str, int] = {}
     for p in pointers:
-        parts = p.split(":")
-        if len(parts) == 4 and parts[3].isdigit() and not parts[1].startswith(skip):
-            live[parts[1]] = live.get(parts[1], 0) + int(parts[3])
+        parsed = parse_pointer(p)
+        if parsed is not None and not parsed[1].startswith(skip):
+            live[parsed[1]] = live.get(parsed[1], 0) + parsed[3]
     sparse = set()
     for name, n in live.items():
         st = outdir.lstat(f"{BASE_DIR}/{name}")

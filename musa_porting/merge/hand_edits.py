@@ -12,6 +12,10 @@ output holds the user's lines and is no longer the base). Then:
 - where there is no merge (no base to merge with: an output of an older musa-port,
   one too large or not text; or no git to merge with), the new port is written and
   the user's file kept, counted as a conflict: never replaced without a word.
+
+A copied link is a hand edit too when the porter re-pointed it (its base is the sha256
+of the target musa-port gave it): it stays while the port gives the same target, and
+is replaced with a warning naming the porter's target when the port changed too.
 """
 
 from __future__ import annotations
@@ -81,7 +85,10 @@ class HandEdits:
             return Settled(cur, True, "", "")
         base = base_bytes(self.out, prev.base, self.more_bases) if base_sha else None
         why = ""
-        if base is None or not (is_text(cur) and is_text(new)) or len(cur) > MAX_BASE:
+        if len(cur) > MAX_BASE:
+            why = (f"your file is {len(cur) / (1 << 20):.1f} MB, too large to merge: the limit "
+                   f"is {MAX_BASE >> 20} MB")
+        elif base is None or not (is_text(cur) and is_text(new)):
             why = ("it is not text" if base is not None or (base_sha and not is_text(cur))
                    else "musa-port kept no copy of what it wrote there")
         else:
@@ -130,6 +137,28 @@ class HandEdits:
             f"{where}: warning: it changed since musa-port wrote it; not merged (too large): "
             f"the new copy is written, {kept}"))
 
+    def settle_link(self, out_rel: str, current: str | None, target: str,
+                    rec: FileRecord) -> tuple[str | None, str, str]:
+        """A copied link: (the target to write, None when the link stays as it is; its
+        status; a warning). ``current``: where the link in OUT points now (None: no
+        link there). A link is a hand edit too: its base is where musa-port pointed it."""
+        rec.base = link_base(target)
+        if current is None or current == target:
+            return (None if current == target else target), "", ""
+        prev = self.old.files.get(out_rel)
+        if prev is None or prev.kind != "symlink" or (prev.base and link_base(current) == prev.base):
+            return target, "", ""  # not ours (the claim decides), or as musa-port left it
+        if prev.base == rec.base:  # the port is what it was: the porter's link stays
+            rec.hand = True
+            return None, "", ""
+        rec.conflicts = 1
+        why = "the new port changed it too" if prev.base else \
+            "musa-port kept no record of where it pointed it"
+        return target, NOT_MERGED, (
+            f"{os.path.join(self.out, out_rel)}: warning: you re-pointed this link to {current} "
+            f"and {why}: the new port's link (to {target}) is written; yours pointed at "
+            f"{current}")
+
     def _base(self, new: bytes, sha: str, prev: FileRecord | None) -> str:
         """The record's base pointer: the last one when the bytes are the same."""
         if prev is not None and prev.base and sha_of(prev.base) == sha and (
@@ -154,7 +183,12 @@ def untouched(out: str, rel: str, rec: FileRecord) -> bool:
     if st is None:
         return False
     if rec.kind == "symlink":
-        return stat.S_ISLNK(st.st_mode)
+        if not stat.S_ISLNK(st.st_mode) or rec.hand:
+            return False
+        try:  # where musa-port pointed it (no record: a link of an older musa-port)
+            return not rec.base or link_base(os.readlink(path)) == rec.base
+        except OSError:
+            return False
     if rec.hand:
         return False
     if (st.st_size, st.st_mtime_ns) == (rec.out_size, rec.out_mtime_ns):
@@ -165,6 +199,11 @@ def untouched(out: str, rel: str, rec: FileRecord) -> bool:
         return hashlib.sha256(read_regular(path)).hexdigest() == sha_of(rec.base)
     except OSError:
         return False
+
+
+def link_base(target: str) -> str:
+    """The base of a copied link: the sha256 of where musa-port pointed it."""
+    return hashlib.sha256(os.fsencode(target)).hexdigest()
 
 
 def _lstat(path: str) -> os.stat_result | None:

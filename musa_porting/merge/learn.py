@@ -7,7 +7,8 @@ and a difference of naming is not taken for the user's edit.
   OUT has them (vocabulary words in paths, or --keep-paths, or the names kept as they
   are, .cu and all, as torch_musa's SimplePorting does).
 - Names: OLD_SRC, musa-port's port of it and OUT, compared line by line (lines that
-  differ only by names are paired, their names paired by position). A name the fork
+  differ only by names are paired, their names paired by position; ``align`` pairs
+  the lines in near-linear time). A name the fork
   keeps where musa-port renames it becomes a rule to itself (and --keep); a name the
   fork renames otherwise (or that musa-port leaves) becomes a rule to the fork's name,
   when the name has a CUDA word in it or musa-port renames it (not every edit of the
@@ -25,7 +26,6 @@ OUT/.musa-port/conventions.json, which every later run into OUT applies.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 
 from ..tree.options import PortOptions
+from .align import matched_lines
 
 NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # A name with a CUDA word or prefix: cudaMalloc, CUDA_CHECK, launchCudaKernel, cublasX,
@@ -125,21 +126,25 @@ def pairs(a: bytes, b: bytes) -> list[tuple[str, str]]:
     give nothing."""
     la, lb = a.splitlines(), b.splitlines()
     out: list[tuple[str, str]] = []
-    matcher = difflib.SequenceMatcher(None, [_shape(x) for x in la], [_shape(x) for x in lb],
-                                      autojunk=False)
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
-        if op != "equal":
-            continue
-        for x, y in zip(la[a0:a1], lb[b0:b1]):
-            nx, ny = NAME.findall(x), NAME.findall(y)
-            if len(nx) == len(ny):
-                out += [(p.decode("latin-1"), q.decode("latin-1")) for p, q in zip(nx, ny)]
+    both = set(NAME.findall(a)) & set(NAME.findall(b))
+    for i, j in matched_lines([_shape(x) for x in la], [_shape(y) for y in lb],
+                              [_hint(x, both) for x in la], [_hint(y, both) for y in lb]):
+        nx, ny = NAME.findall(la[i]), NAME.findall(lb[j])
+        if len(nx) == len(ny):
+            out += [(p.decode("latin-1"), q.decode("latin-1")) for p, q in zip(nx, ny)]
     return out
 
 
 def _shape(line: bytes) -> bytes:
     """A line with its names blanked: lines that differ only by names match."""
     return NAME.sub(b"N", line.strip())
+
+
+def _hint(line: bytes, both: set[bytes]) -> bytes:
+    """A line with the names blanked that only one of the two files has (those the
+    port renamed): of same-shaped lines, those whose other names agree are each
+    other's counterparts."""
+    return NAME.sub(lambda m: m.group() if m.group() in both else b"N", line.strip())
 
 
 def learn_names(triples) -> tuple[dict[str, str], dict[str, str]]:

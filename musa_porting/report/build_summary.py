@@ -21,6 +21,8 @@ def print_build_summary(b, console, title: str = "Build") -> None:
     console.print(f"[bold]{title}[/bold] {b.out} ({b.profile}): {state}; {t['ok']} ok, "
                   f"{t['failed']} failed, {t['not_built']} not built; {t['errors']} errors, "
                   f"{t['warnings']} warnings; {b.elapsed:.2f}s", highlight=False)
+    for note in getattr(b, "notes", ()):
+        console.print(f"  {note}", markup=False, highlight=False, soft_wrap=True)
     # Every file for a small build; the ones with something to say for a large one.
     rows = b.files if len(b.files) <= 40 else [f for f in b.files if f.status != "ok" or f.diagnostics]
     if rows:
@@ -43,18 +45,31 @@ def print_build_summary(b, console, title: str = "Build") -> None:
     for f in [*b.files, *([b.link] if b.link else [])]:
         if f.status == "failed" and not any(d.is_error for d in f.diagnostics):
             _print_tail(console, f"{f.path}: failed; the compiler said:", f.output)
-        for d in f.diagnostics:
-            if not d.is_error:
-                continue
-            console.print(f"{d.where() or f.path}: {d.severity}: {d.message}",
-                          markup=False, highlight=False, soft_wrap=True)
-            if d.hint:
-                console.print(f"  hint [{d.hint_id}]: {d.hint}", markup=False, highlight=False,
-                              soft_wrap=True)
+        _print_errors(console, f)
     if b.link is not None and b.link.status == "ok":
         console.print(f"shared library: {b.link.obj}", highlight=False)
     if not b.ok and not b.failed:
         _print_tail(console, "no compile failed, but ninja did not finish; it said:", b.ninja_output)
+
+
+MAX_ERRORS = 20  # per file: an error in a header can bring hundreds after it
+
+
+def _print_errors(console, f) -> None:
+    """A file's errors in the compiler's order, its first one first: the one that
+    caused the rest, when a missing header or a bad macro brings hundreds after it."""
+    errors = [d for d in f.diagnostics if d.is_error]
+    for i, d in enumerate(errors[:MAX_ERRORS]):
+        lead = f"{f.path}: first error: " if i == 0 and len(errors) > 1 else ""
+        console.print(f"{lead}{d.where() or f.path}: {d.severity}: {d.message}",
+                      markup=False, highlight=False, soft_wrap=True)
+        if d.hint:
+            console.print(f"  hint [{d.hint_id}]: {d.hint}", markup=False, highlight=False,
+                          soft_wrap=True)
+    more = f.errors - min(len(errors), MAX_ERRORS)
+    if more > 0:
+        console.print(f"{f.path}: {more} more errors after these (--report-json FILE lists "
+                      "them)", markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_tail(console, title: str, text: str, lines: int = 20) -> None:

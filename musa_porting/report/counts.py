@@ -55,6 +55,27 @@ def counts_by_id(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, i
     return {cid: n for cid, n in out.items() if cid not in suppress}
 
 
+def levels_by_id(r: PortResult, suppress: Set[str] = frozenset()) -> dict[str, dict[str, int]]:
+    """Findings per ID and per the level each was reported at (MP2002 is a warning where
+    a warp-level step crosses 32 lanes and a note where it stays in its group): a table
+    that gives a count a level gives the findings' own. Those beyond the cap per file are
+    only counted, at their check's level."""
+    out: dict[str, dict[str, int]] = {}
+    for f in r.files:
+        for row in f.record.diagnostics:
+            cid = row[0]
+            if cid in suppress or cid not in CHECKS:
+                continue
+            level = (row[8] if len(row) > 8 else "") or CHECKS[cid].level
+            by_level = out.setdefault(cid, {})
+            by_level[level] = by_level.get(level, 0) + 1
+        for cid, n in f.record.findings_dropped.items():
+            if cid in CHECKS and cid not in suppress:
+                by_level = out.setdefault(cid, {})
+                by_level[CHECKS[cid].level] = by_level.get(CHECKS[cid].level, 0) + n
+    return out
+
+
 def findings_by_family(r: PortResult, suppress: Set[str] = frozenset(), top: int = 3
                        ) -> list[tuple[str, int, list[tuple[str, int]], list[tuple[str, int]]]]:
     """(family, findings, [(ID, count)], [(ported file, count)] of its top files) for

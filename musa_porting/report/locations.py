@@ -32,6 +32,21 @@ def relative_to(root: str, folder: str, rel: str) -> str | None:
 def shown_path(src: str, rel: str) -> str:
     """A file of SRC as the user would type it (relative to the working folder when
     that is shorter)."""
-    path = os.path.join(src, rel)
+    path = os.path.join(src, rel) if rel else src
     shown = os.path.relpath(path)
     return shown if not shown.startswith("..") else path
+
+
+def finding_place(r, f, d) -> tuple[str, int, int]:
+    """Where a text line puts finding ``d`` of file ``f`` of port ``r``: the file the
+    user opens, as SARIF's primary location does: the ported file after a port, the CUDA
+    file after a dry run (nothing was written), as the user types it (``shown_path``)."""
+    if r.dry_run:
+        return shown_path(r.src, f.rel), d.src_line, d.src_column
+    return shown_path(r.output, f.out_rel), d.line, d.column
+
+
+def finding_text(path: str, line: int, column: int, d) -> str:
+    """One finding as every text output prints it, a compiler's line that editors and
+    CI logs link: ``path:line:col: level: message [ID name]``."""
+    return f"{path}:{line}:{column}: {d.level}: {d.message} [{d.id} {d.check.name}]"

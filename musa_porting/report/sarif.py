@@ -7,7 +7,8 @@ root (uriBaseId ``%SRCROOT%``): GitHub resolves relative URIs from there and ign
 ``uriBaseId``, so ``musa-port ./csrc --sarif`` files its alerts under ``csrc/...``.
 What lies outside it (or everything, outside any repository) is relative to SRC
 (``SRCROOT``) or OUT (``OUTROOT``); ``originalUriBaseIds`` says where each base is.
-A result's fingerprint is its rule, its CUDA file, the text of its CUDA line and how
+Paths are URI references (``uri_path``: percent-encoded as RFC 3986 requires). A
+result's fingerprint is its rule, its CUDA file, the text of its CUDA line and how
 many such findings came before it there, not the line's number: an alert stays the
 same alert when lines are inserted above it.
 """
@@ -18,6 +19,7 @@ import hashlib
 import json
 import os
 from collections.abc import Set
+from urllib.parse import quote
 
 from .. import __version__
 from ..analyze.catalogue.render import plain, sarif_help
@@ -67,9 +69,16 @@ class _Locations:
         inner = relative_to(self.root, folder, rel) if self.root else None
         if inner is not None:
             self.bases[REPO_BASE] = self.root
-            return {"uri": inner, "uriBaseId": REPO_BASE}
+            return {"uri": uri_path(inner), "uriBaseId": REPO_BASE}
         self.bases[base] = folder
-        return {"uri": rel, "uriBaseId": base}
+        return {"uri": uri_path(rel), "uriBaseId": base}
+
+
+def uri_path(rel: str) -> str:
+    """A relative path as a URI reference (RFC 3986): the path's own bytes (a name
+    that is not UTF-8 included), every byte but the unreserved ones and ``/``
+    percent-encoded, so ``a b#1%41.cu`` is neither a fragment nor ``a b#1A.cu``."""
+    return quote(os.fsencode(rel), safe="/")
 
 
 def _line_texts(src: str, rel: str) -> list[bytes]:
@@ -140,6 +149,11 @@ def sarif_dict(r: PortResult, suppress: Set[str] = frozenset()) -> dict:
             }},
             "originalUriBaseIds": {base: {"uri": _uri_base(folder)}
                                    for base, folder in sorted(where.bases.items())},
+            # The run's warnings (a name not taken, an ignore pattern that matched nothing):
+            # with --output-format sarif the log is the whole output.
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note" if ": note:" in w else "warning", "message": {"text": w}}
+                for w in r.warnings]}],
             "results": results,
         }],
     }

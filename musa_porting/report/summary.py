@@ -3,7 +3,6 @@ Tables are plain ASCII when the output is not a terminal; rich decides colours."
 
 from __future__ import annotations
 
-import os
 from collections.abc import Set
 
 from ..analyze.catalogue import FAMILIES
@@ -16,12 +15,16 @@ from .counts import (
     file_residuals,
     findings,
     findings_by_family,
+    levels_by_id,
     pct,
     rate,
     residual_count,
 )
+from .locations import finding_place, finding_text, shown_path
 from .shared import shared_files_text
 from .triage import triage_lines
+
+LEVEL_ORDER = ("error", "warning", "note")
 
 
 def plural(n: int, noun: str) -> str:
@@ -61,11 +64,12 @@ def total_line(r: PortResult, suppress: Set[str] = frozenset()) -> str:
     speed = throughput(r)
     return (
         f"musa-port: {r.ported} ported ({r.changed} changed{python}), {r.copied} copied, "
-        f"{plural(r.symlinks, 'link')}, {len(r.ignored)} ignored{renamed}; "
+        f"{plural(r.symlinks, 'link')}, {len(r.ignored)} ignored{renamed}"
+        f"{f', {r.not_ported} not ported' if r.not_ported else ''}; "
         f"{plural(r.replacements, 'replacement')}, {plural(res, 'residual')} "
         f"({pct(rate(r.replacements, res))} converted); "
         f"{r.written} {verb}, {len(r.removed)} removed; "
-        f"{r.elapsed:.2f}s{', ' + speed if speed else ''} -> {r.output}"
+        f"{r.elapsed:.2f}s{', ' + speed if speed else ''} -> {shown_path(r.output, '')}"
     )
 
 
@@ -87,19 +91,21 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
     found = findings(r, suppress)
     res = residual_count(r, suppress)
     title = "Dry run of" if r.dry_run else "Ported"
-    console.print(f"[bold]{title}[/bold] {r.src} -> {r.output} with {rules_text(r)}",
+    console.print(f"[bold]{title}[/bold] {shown_path(r.src, '')} -> {shown_path(r.output, '')} "
+                  f"with {rules_text(r)}",
                   highlight=False)
 
     t = Table("Totals", show_header=False)
     t.add_column("what")
     t.add_column("count", justify="right")
     rows = [
-        ("files scanned", len(r.files)),
+        ("files scanned", r.scanned),
         ("ported (rewritten sources)", r.ported),
         ("  of which changed", r.changed),
         ("copied unchanged", r.copied),
         ("symlinks", r.symlinks),
         ("ignored", len(r.ignored)),
+        *([("not ported (see the MP00xx findings)", r.not_ported)] if r.not_ported else []),
         ("bytes", r.bytes_in),
         ("lines changed", r.lines_changed),
         ("replacements", r.replacements),
@@ -171,13 +177,16 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
 
     if found:
         families = findings_by_family(r, suppress)
+        levels = levels_by_id(r, suppress)
         ct = Table("Findings by family ('musa-port explain ID' says what to do)")
         for col in ("family / finding", "level", "count"):
             ct.add_column(col, justify="right" if col == "count" else "left")
         for fam, total, ids, _ in families:
             ct.add_row(FAMILIES[fam].title, "", str(total))
-            for cid, n in ids:
-                ct.add_row(f"  {cid} {CHECKS[cid].name}", CHECKS[cid].level, str(n))
+            for cid, _n in ids:
+                for level in LEVEL_ORDER:  # a row per level the findings of the ID have
+                    if levels.get(cid, {}).get(level):
+                        ct.add_row(f"  {cid} {CHECKS[cid].name}", level, str(levels[cid][level]))
         console.print(ct)
         console.print("Top files by family:")
         for fam, _, _, files in families:
@@ -190,8 +199,7 @@ def print_summary(r: PortResult, console, suppress: Set[str] = frozenset(),
         if max_findings is None:
             max_findings = len(found)
         for f, d in found[:max_findings]:
-            console.print(f"{os.path.join(r.output, f.out_rel)}:{d.line}:{d.column}: "
-                          f"{d.level}: {d.message} [{d.id} {d.check.name}]",
+            console.print(finding_text(*finding_place(r, f, d), d),
                           markup=False, highlight=False, emoji=False, soft_wrap=True)
         if len(found) > max_findings:
             console.print(f"... and {len(found) - max_findings} more (see --report-json / "

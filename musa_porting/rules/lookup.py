@@ -1,14 +1,16 @@
-"""What ``musa-port rules NAME`` says about a name with no rule of its own: the rules that
-port it inside a longer key's match (``CUTLASS_HOST_DEVICE`` by ``CUTLASS_``), and the
-rules that port it in context (``cutlass`` in ``cutlass::``, ``<cutlass/``, ``namespace
-cutlass``): prefix families such as mutlass have keys like these, not bare words."""
+"""What ``musa-port rules NAME`` says about a name with no rule of its own: what a port
+writes for it and the rules that win there (``at::cuda::getCurrentCUDAStream`` by
+``at::cuda`` and ``getCurrentCUDAStream``, ``CUTLASS_HOST_DEVICE`` by ``CUTLASS_``), and
+the rules that port it in context (``cutlass`` in ``cutlass::``, ``<cutlass/``,
+``namespace cutlass``): prefix families such as mutlass have keys like these, not bare
+words."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 
-from ..port.engine import WORD_KEY, Matcher, rewrite
+from ..port.engine import WORD_KEY, Matcher
 from .model import Rule
 
 
@@ -18,12 +20,16 @@ def _others(rules: Mapping[str, Rule]) -> dict[str, Rule]:
 
 
 def ported_by(name: str, rules: Mapping[str, Rule]) -> tuple[str, list[Rule]] | None:
-    """``name`` as the rules port it, and the rules that did, when some key that is not a
-    whole identifier matches inside it; None otherwise."""
-    others = _others(rules)
-    if not others:
+    """``name`` as a port writes it (C++ code, every rule in force, the engine choosing
+    as it does in a tree: ``at::cuda::getCurrentCUDAStream`` takes ``at::cuda`` and
+    ``getCurrentCUDAStream``), with the rules that won; None when no rule matches in it.
+    Asked only for a name with no rule of its own."""
+    from ..port.cxx.porter import port_bytes
+
+    active = {k: r for k, r in rules.items() if r.value is not None and r.value != k}
+    if not active:
         return None
-    result = rewrite(name.encode("utf-8", "surrogateescape"), Matcher(others, include_targets=False))
+    result = port_bytes(name.encode("utf-8", "surrogateescape"), Matcher(active))
     if not result.edits:
         return None
     return result.data.decode("utf-8", "surrogateescape"), [e.rule for e in result.edits]

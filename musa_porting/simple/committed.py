@@ -10,6 +10,10 @@ since the last commit, git gives each back, and the call proceeds as torch_musa'
 (``merge/``), so a file git gives back afterwards is the porter's edit from then on:
 kept by the next call, and merged three ways with a new port of its source. Otherwise the call stops,
 naming the first file git could not give back.
+
+git runs through ``safe_git`` (the folder's repository is the project's, and its
+configuration may name commands), and a git that fails or times out cannot vouch for a
+file: the call stops as for a changed one, saying what git said.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ import os
 import subprocess
 
 from ..errors import PortError
+from ..safe_git import run_git
 from ..tree.options import PortOptions
 from ..write.manifest import MANIFEST_NAME
+
+GIT_TIMEOUT = 120.0
 
 
 def foreign_output(out: str) -> bool:
@@ -40,10 +47,14 @@ def replaced_paths(opts: PortOptions, out: str) -> list[str]:
     entries = list(walk(src, Ignorer(opts.ignore), {}))
     renames = dict(opts.renames) if opts.renames is not None else RENAMES
     vocabulary = run_vocabulary(opts) if opts.rename_paths else None
+    aside: dict[str, str] = {}  # not written: no name free for it
     out_rel_of = output_names(src, entries, KindSelector.from_options(opts), renames, vocabulary,
-                              [], {}, opts.file_name)
+                              [], {}, opts.file_name, set_aside=aside,
+                              rename_exported=opts.rename_exported)
     found = []
     for e in entries:
+        if e.rel in aside:
+            continue
         path = os.path.join(out, out_rel_of[e.rel])
         if e.kind == "dir" or not os.path.lexists(path):
             if e.kind == "dir" and os.path.lexists(path) and not os.path.isdir(path):
@@ -59,20 +70,27 @@ def replaced_paths(opts: PortOptions, out: str) -> list[str]:
 
 def first_not_in_git(out: str, paths: list[str]) -> tuple[str, str] | None:
     """The first of ``paths`` (relative to ``out``) that git cannot give back, with why
-    ("not tracked by git", "changed since the last commit"); None when git has them all."""
+    ("not tracked by git", "changed since the last commit"); None when git has them all.
+    A git that fails or takes too long says nothing about a file, so it cannot vouch
+    for one: the first path is then named, with what git said."""
     if not paths:
         return None
-    root = _git(out, "rev-parse", "--show-toplevel")
-    if root is None:
-        return paths[0], "not in a git repository"
-    root = root.rstrip("\n")
+    top, err = _git(out, "rev-parse", "--show-toplevel")
+    if top is None:
+        return paths[0], "not in a git repository" if "not a git repository" in err else \
+            f"not known to git ({err})"
+    root = top.rstrip("\n")
     real_root = os.path.realpath(root)
     where = os.path.relpath(os.path.realpath(out), real_root).replace(os.sep, "/")
-    listed = _git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", where)
-    status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", where)
-    committed = set(listed.split("\0")) if listed else set()
+    listed, err = _git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", where)
+    if listed is None:
+        return paths[0], f"not known to git ({err})"
+    status, err = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", where)
+    if status is None:
+        return paths[0], f"not known to git to be unchanged ({err})"
+    committed = set(listed.split("\0"))
     changed = set()
-    for item in (status or "").split("\0"):
+    for item in status.split("\0"):
         if len(item) > 3:
             changed.add(item[3:])
         elif item:  # the old name of a rename: changed too
@@ -86,13 +104,23 @@ def first_not_in_git(out: str, paths: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def _git(cwd: str, *args: str) -> str | None:
+def _git(cwd: str, *args: str) -> tuple[str | None, str]:
+    """git's output (None when it failed) and, when it failed, what it said. Through the
+    runner that runs nothing the repository's configuration names (``safe_git``): the
+    committed folder is the project's, and so is its ``.git``."""
+    what = f"`git {args[0]}`"
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              errors="surrogateescape", timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
+        proc = run_git(cwd, *args, timeout=GIT_TIMEOUT, filters=args[0] == "status")
+    except subprocess.TimeoutExpired:
+        return None, f"{what} took over {GIT_TIMEOUT:.0f} s"
+    except FileNotFoundError:
+        return None, "git is not installed"
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"{what} did not run: {exc}"
+    if proc.returncode == 0:
+        return proc.stdout.decode("utf-8", "surrogateescape"), ""
+    said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return None, f"{what} failed: {said[0] if said else f'exit {proc.returncode}'}"
 
 
 def committed_output(opts: PortOptions) -> str | None:

@@ -31,11 +31,12 @@ def run_per_file(sp: SimplePorting) -> PortResult:
     result = PortResult(src, out)
     entries = list(walk(src, Ignorer(opts.ignore), result.ignored))
     superseded: dict[str, str] = {}
+    aside: dict[str, str] = {}  # no name free for it: not handed to modify_file (a warning says so)
     out_rel_of = output_names(src, entries, KindSelector.from_options(opts), {}, None,
-                              result.warnings, superseded, sp.change_filename)
+                              result.warnings, superseded, sp.change_filename, set_aside=aside)
     result.ignored.update({rel: SUPERSEDED for rel in superseded})
     for e in entries:
-        if e.kind != "file" or e.rel in superseded:
+        if e.kind != "file" or e.rel in superseded or e.rel in aside:
             continue
         target = os.path.join(out, out_rel_of[e.rel])
         os.makedirs(os.path.dirname(target), exist_ok=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 
-from ..interrupts import prepare_death_signal, worker_init
 from .plan import Planner, Step
+from .pool import end_pool, forked_pool
 from .walk import Entry
 
 # Below this many files a pool costs more than it saves.
@@ -46,31 +46,32 @@ def plan_all(planner: Planner, files: list[Entry], jobs: int | None,
             if progress is not None:
                 progress(i + 1, todo)
         return
-    import multiprocessing
-
     global _ACTIVE
     _ACTIVE = (planner, files)
     if planner.stage is not None and planner.before_workers is not None:
         planner.before_workers()  # e.g. the journal: written once, by the parent
     chunks = [heavy[i:i + CHUNK] for i in range(0, len(heavy), CHUNK)]
     results: dict[int, Step] = {}
+    pool, done = None, False
     try:
-        prepare_death_signal()
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), worker_init,
-                                                      (os.getpid(),)) as pool:
-            pending = pool.imap_unordered(_plan_chunk, chunks)
-            heavy_set = set(heavy)
-            for i, e in enumerate(files):  # the light ones while the workers run
-                if i not in heavy_set:
-                    results[i] = planner.plan(e)
-            for steps in pending:
-                for i, step in steps:
+        pool = forked_pool(min(jobs, len(chunks)))
+        pending = pool.imap_unordered(_plan_chunk, chunks)
+        heavy_set = set(heavy)
+        for i, e in enumerate(files):  # the light ones while the workers run
+            if i not in heavy_set:
+                results[i] = planner.plan(e)
+        for steps in pending:
+            for i, step in steps:
+                if step.planned is not None:
                     step.planned.entry = files[i]  # not the worker's copy: one per file
-                    results[i] = step
-                if progress is not None:
-                    progress(len(results), todo)
+                results[i] = step
+            if progress is not None:
+                progress(len(results), todo)
+        done = True
     finally:
         _ACTIVE = None
+        if pool is not None:
+            end_pool(pool, done)
     for i in range(todo):
         yield results[i]
 
@@ -90,22 +91,22 @@ def map_forked(func: Callable, items: list, jobs: int | None) -> Callable[[], li
     if jobs <= 1 or len(items) < MIN_PARALLEL_FILES or not _fork_available():
         results = [func(x) for x in items]
         return lambda: results
-    import multiprocessing
-
     global _MAPPED
     _MAPPED = func
     chunks = [items[i:i + CHUNK] for i in range(0, len(items), CHUNK)]
-    prepare_death_signal()
-    pool = multiprocessing.get_context("fork").Pool(min(jobs, len(chunks)), worker_init,
-                                                    (os.getpid(),))
-    _MAPPED = None  # the workers have it; the parent does not need it
+    try:
+        pool = forked_pool(min(jobs, len(chunks)))
+    finally:
+        _MAPPED = None  # the workers have it; the parent does not need it
     pending = pool.map_async(_map_chunk, chunks)
 
     def wait() -> list:
+        done = False
         try:
-            return [r for part in pending.get() for r in part]
+            results = [r for part in pending.get() for r in part]
+            done = True
+            return results
         finally:
-            pool.terminate()
-            pool.join()
+            end_pool(pool, done)
 
     return wait

@@ -30,16 +30,23 @@ def check_paths(src: str, output: str | None, reverse: bool = False) -> tuple[st
         raise PortError("--output: the output folder's path is empty")
     src_abs = os.path.abspath(src)
     out_abs = os.path.abspath(output) if output else default_output(src, reverse)
-    src_real, out_real = os.path.realpath(src_abs), os.path.realpath(out_abs)
-    if inside(out_real, src_real) or _folder_id(src_real) in _ids_up(out_real):
+    if folder_within(out_abs, src_abs):
         raise PortError(f"output folder {out_abs} is inside the source folder; choose another "
                         "with --output", src)
-    if inside(src_real, out_real) or _folder_id(out_real) in _ids_up(src_real):
+    if folder_within(src_abs, out_abs):
         raise PortError(f"the source folder is inside the output folder {out_abs}; choose "
                         "another with --output", src)
     if os.path.lexists(out_abs) and not os.path.isdir(out_abs):
         raise PortError("output exists and is not a folder", out_abs)
     return src_abs, out_abs
+
+
+def folder_within(child: str, parent: str) -> bool:
+    """Whether ``child`` is ``parent`` or inside it, by real path and by the (device,
+    inode) of the folders above it (a bind mount or a link is another path of the same
+    folder)."""
+    child_real, parent_real = os.path.realpath(child), os.path.realpath(parent)
+    return inside(child_real, parent_real) or _folder_id(parent_real) in _ids_up(child_real)
 
 
 def _folder_id(path: str) -> tuple[int, int] | None:

@@ -9,21 +9,22 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyze.checks import Diagnostic
-from ..errors import PortError
+from ..errors import InputError, PortError
 from ..merge.bases import MAX_BASE
 from ..port.cxx.includes import IncludeResolver
 from ..safe_open import regular_chunks
 from ..write.files import cannot_read, files_equal, read_file, read_source, same_stat, sha256_of
 from ..write.manifest import UNTRUSTED, FileRecord, Manifest
 from ..write.output_state import OutputState
+from .input_findings import NOT_PORTED, InputFinding
 from .kinds import KindSelector
 from .options import PortOptions
 from .paths import link_target
-from .ported import FileContext
+from .ported import FileContext, Ported
 from .result import DiffItem, FileOutcome
 from .unported import not_text as unported_reason
 from .unported import own_name
@@ -51,9 +52,10 @@ class Planned:
 
 
 class Step(NamedTuple):
-    """One planned file, with what the run reports about it."""
+    """One planned file, with what the run reports about it (``planned`` None: nothing
+    of it is in the output, see ``Planner.plan``)."""
 
-    planned: Planned
+    planned: Planned | None
     outcome: FileOutcome
     diff_item: DiffItem | None
     warnings: list[str]
@@ -77,6 +79,7 @@ class Planner:
         self.rules = rules
         self.collect_diff = opts.collect_diff
         self.symbols: dict[str, FileSymbols] = {}  # each source's index entry, kept in its record
+        self.index_failed: dict[str, str] = {}  # sources the index failed on -> what failed
         # Writes what a planned output needs to its temp file (None: do not stage).
         self.stage: Callable[[Planned], None] | None = None
         # Called in this process before forked workers start staging (see parallel).
@@ -103,9 +106,25 @@ class Planner:
             self.kinds.kind_of(e.rel) is not None or self.kinds.may_sniff(e.rel))
 
     def plan(self, e: Entry) -> Step:
+        """Plan one input. One that cannot be read (permission, deleted or replaced after
+        the walk) is not ported: its output stays as the last run left it, or there is
+        none, and a finding says so (MP0004); it never stops the run."""
+        try:
+            step = self._plan(e)
+        except InputError as exc:
+            if exc.path != os.path.join(self.src, e.rel):
+                raise  # not this input (an output that cannot be read)
+            return unread_step(e, self.out_rel_of[e.rel], exc, self.outputs)
+        failed = self.index_failed.get(e.rel)
+        return step if failed is None else with_finding(step, InputFinding(
+            e.rel, "MP0005", f"{e.rel}: the symbol index failed on it ({failed}): the names it "
+            "defines are not renamed, here or where they are used; please report it",
+            severity="warning"))
+
+    def _plan(self, e: Entry) -> Step:
         out_rel = self.out_rel_of[e.rel]
         if e.kind == "symlink":
-            return self._plan_link(e, out_rel)
+            return link_step(self, e, out_rel)
         prev = self.fast.get(e.rel)
         if prev is not None:
             # Input, rules and output as the last run left them: nothing to do.
@@ -151,32 +170,6 @@ class Planner:
         if self._taken is None:
             self._taken = set(self.out_rel_of.values())
         return out_rel if own != out_rel and own in self._taken else own
-
-    def _plan_link(self, e: Entry, out_rel: str) -> Step:
-        src_path = os.path.join(self.src, e.rel)
-        out_path = os.path.join(self.out, out_rel)
-        try:
-            target = link_target(self.src, self.out, e, self.out_rel_of)
-            original = os.readlink(src_path)
-        except OSError as exc:
-            if not os.path.lexists(src_path):
-                raise cannot_read(exc, src_path) from None
-            raise PortError(f"cannot read link: {exc.strerror or exc}", src_path) from None
-        rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
-        st = self.outputs.lstat(out_rel)
-        try:
-            current = os.readlink(out_path) if st is not None and stat.S_ISLNK(st.st_mode) else None
-        except OSError:
-            current = None
-        p = Planned(e, out_rel, rec, link=None if current == target else target)
-        p.over = self.outputs.claim(out_rel, st, current == target)
-        if self.stage is not None:
-            self.stage(p)
-        item = None
-        if self.collect_diff and (target != original or out_rel != e.rel):
-            item = DiffItem(e.rel, out_rel, os.fsencode(original), os.fsencode(target),
-                            0o120000, symlink=True)
-        return Step(p, FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec), item, [], 0)
 
     def _settle(self, p: Planned, st: os.stat_result | None, same: bool) -> Planned:
         """Claim ``p``'s output path; an output that already holds the bytes keeps them
@@ -225,8 +218,8 @@ class Planner:
 
         ctx = FileContext(e.rel, self.rules, self.resolver, self.out_rel_of, self.opts,
                           self.defined_names())
-        ported = PORTERS[kind](data, ctx)
-        rec.lang = kind
+        ported, failed = port_or_keep(PORTERS[kind], data, ctx)
+        rec.lang = kind if failed is None else ""
         indexed = self.symbols.get(e.rel)
         rec.symbols = indexed.to_json() if indexed is not None else None
         rec.edits = len(ported.edits)
@@ -252,8 +245,91 @@ class Planner:
         item = None
         if self.collect_diff and (ported.edits or out_rel != e.rel):
             item = DiffItem(e.rel, out_rel, data, ported.data, e.mode)
-        return Step(p, FileOutcome(e.rel, out_rel, "ported", not same, rec, status), item,
+        shown, kind = rec, "ported"
+        if failed is not None:  # copied as it is; ported again by the next run
+            rec.kind, rec.src_size, kind = "copied", UNTRUSTED, NOT_PORTED
+            said = InputFinding(e.rel, "MP0005", f"{e.rel}: not ported: musa-port failed on it "
+                                f"({failed}); copied unchanged as {out_rel}; please report it")
+            shown = replace(rec, diagnostics=[said.diagnostic().to_list()])
+        return Step(p, FileOutcome(e.rel, out_rel, kind, not same, shown, status), item,
                     warnings, e.size)
+
+
+def link_step(planner: Planner, e: Entry, out_rel: str) -> Step:
+    """A symlink's step: its new target (a file of the tree by its ported name), staged."""
+    src_path = os.path.join(planner.src, e.rel)
+    out_path = os.path.join(planner.out, out_rel)
+    try:
+        target = link_target(planner.src, planner.out, e, planner.out_rel_of)
+        original = os.readlink(src_path)
+    except OSError as exc:
+        if not os.path.lexists(src_path):
+            raise cannot_read(exc, src_path) from None
+        raise InputError(f"cannot read link: {exc.strerror or exc}", src_path) from None
+    rec = FileRecord(e.rel, "symlink", src_mode=e.mode)
+    st = planner.outputs.lstat(out_rel)
+    try:
+        current = os.readlink(out_path) if st is not None and stat.S_ISLNK(st.st_mode) else None
+    except OSError:
+        current = None
+    write, status, warning = (None if current == target else target), "", ""
+    if planner.hand is not None:  # a link the porter re-pointed is a hand edit
+        write, status, warning = planner.hand.settle_link(out_rel, current, target, rec)
+    p = Planned(e, out_rel, rec, link=write)
+    p.over = planner.outputs.claim(out_rel, st, write is None)
+    if planner.stage is not None:
+        planner.stage(p)
+    item = None
+    if planner.collect_diff and write is not None and (target != original or out_rel != e.rel):
+        item = DiffItem(e.rel, out_rel, os.fsencode(original), os.fsencode(target),
+                        0o120000, symlink=True)
+    return Step(p, FileOutcome(e.rel, out_rel, "symlink", p.link is not None, rec, status), item,
+                [warning] if warning else [], 0)
+
+
+def port_or_keep(porter, data: bytes, ctx: FileContext) -> tuple[Ported, str | None]:
+    """The file's port, or, when musa-port fails on it (a bug, an input it cannot
+    handle), its bytes as they are and what failed: one file never ends the run
+    (``MUSA_PORT_DEBUG=1`` lets the error through, with its traceback)."""
+    try:
+        return porter(data, ctx), None
+    except Exception as exc:  # noqa: BLE001 - any bug of the porter's, on this one file
+        if os.environ.get("MUSA_PORT_DEBUG"):
+            raise
+        return Ported(data, []), one_line(exc)
+
+
+def one_line(exc: BaseException, limit: int = 200) -> str:
+    """``RecursionError: maximum recursion depth exceeded``, on one line, cut at ``limit``."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def with_finding(step: Step, found: InputFinding) -> Step:
+    """``step`` with ``found`` among its outcome's findings (this run's: not in the record
+    the manifest keeps)."""
+    o = step.outcome
+    rec = replace(o.record, diagnostics=[found.diagnostic().to_list(), *o.record.diagnostics])
+    return step._replace(outcome=replace(o, record=rec))
+
+
+def unread_step(e: Entry, out_rel: str, exc: InputError, outputs: OutputState | None) -> Step:
+    """The step of an input that could not be read: the last run's output of it kept
+    (its record untrusted, so the next run ports it again), or nothing written."""
+    prev = outputs.old.files.get(out_rel) if outputs is not None else None
+    st = outputs.lstat(out_rel) if outputs is not None and prev is not None else None
+    if outputs is not None and prev is not None and prev.src == e.rel and st is not None:
+        rec = replace(prev, src_size=UNTRUSTED)
+        p = Planned(e, out_rel, rec)
+        p.over = outputs.claim(out_rel, st, True)
+        said = InputFinding(e.rel, "MP0004", f"{e.rel}: not ported this run: {exc.message}; "
+                            f"{out_rel} is kept as the last run made it", severity="warning")
+        shown = replace(rec, diagnostics=[said.diagnostic().to_list(), *rec.diagnostics])
+        return Step(p, FileOutcome(e.rel, out_rel, NOT_PORTED, False, shown), None, [], 0)
+    said = InputFinding(e.rel, "MP0004", f"{e.rel}: not ported: {exc.message}; nothing is "
+                        f"written at {out_rel}")
+    rec = FileRecord(e.rel, NOT_PORTED, diagnostics=[said.diagnostic().to_list()])
+    return Step(None, FileOutcome(e.rel, out_rel, NOT_PORTED, False, rec), None, [], 0)
 
 
 def _starts_with(path: str, magic: bytes, e: Entry) -> bool:

@@ -49,6 +49,7 @@ from ..write.stale import plan_stale, stale_warnings
 from . import timings
 from .active_rules import compile_rules, keeping, with_project
 from .build_kind import MACRO_KINDS
+from .input_findings import attach
 from .kinds import TABLE_FREE, KindSelector, load_porters
 from .library_findings import summarise_libraries
 from .names import name_tree
@@ -61,7 +62,7 @@ from .rename_map import with_outside
 from .result import PortResult
 from .shared_files import note_shared_files
 from .templates import left_alone
-from .twins import users_file
+from .unlisted import keep_unlisted
 from .vendored import in_library, library_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
@@ -96,13 +97,14 @@ class Porter:
         self.libraries: frozenset[str] = frozenset()  # vendored Thrust/CUB/libcu++ (tree/vendored.py)
         self.library_names: frozenset[str] = frozenset()  # the names they define
         self._twinned: list[Entry] = []  # CUDA files left for their MUSA twins (tree/twins.py)
+        self.unlisted: dict[str, str] = {}  # folders of SRC the walk could not list (-> why)
 
     def run(self) -> PortResult:
         t0 = time.perf_counter()
         opts = self.opts
         result = PortResult(self.src, self.out, dry_run=opts.dry_run,
                             symbols_backend=opts.symbols_backend)
-        entries = _tree_entries(self.src, self.opts.ignore, result)
+        entries = _tree_entries(self.src, self.opts.ignore, result, self.unlisted)
         timings.mark("walk")
         try:
             if opts.dry_run:
@@ -137,7 +139,8 @@ class Porter:
         self.libraries = library_roots(self.src, tree_files) if not opts.reverse else frozenset()
         named = name_tree(self.src, entries, self.kinds, self.renames,
                           self.vocabulary() if opts.rename_paths else None, result, opts.file_name,
-                          self.libraries, None if opts.reverse else users_file(self.out, old), old)
+                          self.libraries, self.out, old, twins_in_out=not opts.reverse,
+                          rename_exported=opts.rename_exported)
         out_rel_of, entries, self._twinned = named.out_rel_of, named.entries, named.twinned
         self.kinds = replace(self.kinds, verbatim=named.verbatim)  # the porter's MUSA versions
         check_launch_files(self.src, opts.launch, self.kinds.kind_of, tree_files)
@@ -164,7 +167,7 @@ class Porter:
         base = None  # the rules compiled while the symbol index ran, if it did
         project = None
         if opts.project_symbols:
-            base, project, fast = self._project_symbols(files, fast, old, trusted, planner, result)
+            base, project, fast = _project_symbols(self, files, fast, old, trusted, planner, result)
             planner.fast = fast
             timings.mark("project symbols (index, tables, plan)")
         to_port = {self.kinds.kind_of(e.rel) for e in files if planner.needs_port(e)}
@@ -192,13 +195,15 @@ class Porter:
                 stager.prepare([d.rel for d in dirs])
                 planner.stage_to(stager)
             for step in plan_all(planner, files, opts.jobs, opts.progress):
-                step.planned.record.compact(shared)
-                planned.append(step.planned)
+                if step.planned is not None:  # else nothing of it in OUT (plan.Planner.plan)
+                    step.planned.record.compact(shared)
+                    planned.append(step.planned)
                 result.files.append(step.outcome)
                 result.warnings.extend(step.warnings)
                 result.bytes_in += step.size
                 if step.diff_item is not None:
                     result.diff_items.append(step.diff_item)
+            found = keep_unlisted(self.unlisted, old, state, set(out_rel_of.values()), planned)
             timings.mark("files ported and staged")
             if self.libraries:
                 summarise_libraries(result.files, self.libraries)
@@ -206,8 +211,9 @@ class Porter:
             result.warnings += left_alone(result.files, self.kinds.template)
             stale = plan_stale(self.out, old, {p.out_rel: p.over for p in planned},
                                {d.rel for d in dirs}, state, merging.removable(result.files))
-            result.warnings += stale_warnings(self.out, stale)
+            result.warnings += stale_warnings(self.out, stale, old, self.src, out_rel_of)
             result.kept_stale += stale.kept
+            attach(result.files, named.findings + found, out_rel_of)  # one input's problems
             if stager is None:
                 return
             manifest = _manifest(self.src, fingerprint, planned, dirs, result, opts, project, merging)
@@ -229,53 +235,53 @@ class Porter:
             self._vocabulary = run_vocabulary(self.opts)
         return self._vocabulary
 
-    def _project_symbols(self, files: list[Entry], fast: dict[str, FileRecord], old: Manifest,
-                         trusted: bool, planner: Planner, result: PortResult):
-        """Index the sources and plan the renames. Returns the rules when they had to be
-        compiled (before the plan: the tables' matcher is built while the workers
-        index), the plan, and the files still skipped: when the renames differ from the
-        last run's, every file is ported again."""
-        # C/C++ sources, and the build files whose macros are the project's too.
-        kind_of = self.kinds.kind_of
-        sources = [e for e in files if e.kind == "file" and kind_of(e.rel) in INDEXED]
-        if not any(kind_of(e.rel) == "cxx" for e in sources):
-            return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
-        old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
-        known = [fast[e.rel].symbols for e in sources if e.rel in fast]
-        if old_plan is not None and len(known) == len(sources) and all(map(indexed, known)):
-            # Nothing changed: the last run's plan holds, and no table is loaded.
-            result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
-                                   if fast[e.rel].symbols.get("note")}
-            result.symbol_uses = {u for x in known for u in x.get("uses", ())}
-            return None, old_plan, fast
-        from .project_symbols import SymbolPass
-        symbols = SymbolPass(self.opts, self.src, self.vocabulary(), kind_of,
-                             lambda rel: in_library(rel, self.libraries))
-        result.warnings += _dropped_flags(self.opts.compile_commands, symbols.clang)
-        # The CUDA files left for their MUSA twins define the names the twins rename (read by
-        # the index only: a change to one changes the fingerprint, above).
-        wait = symbols.index(sources + [e for e in self._twinned if kind_of(e.rel) == "cxx"], fast)
-        # The tables load and compile while the workers index (a tree of sources nearly
-        # always defines a name to rename, and its sources need the tables anyway).
-        base = compile_rules(self.opts, None, self.vocabulary())
-        ruleset = base.ruleset
-        index = wait()
-        result.symbols_indexed = len(symbols.reindexed)
-        result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
-        result.symbol_uses = {u for fs in index.values() for u in fs.uses}
-        if not any(fs.defs for fs in index.values()) and not self.opts.outside_renames:
-            plan = ProjectPlan()  # nothing to rename
-        else:
-            plan = symbols.plan(index, ruleset, base.matcher)
-        self.library_names = symbols.library_names
-        for rel in symbols.reindexed:
-            rec = planner.fast.get(rel)
-            if rec is not None:
-                rec.symbols = index[rel].to_json()
-        planner.symbols = index  # each entry made JSON where its file is ported (in a worker)
-        if old_plan is None or old_plan.key() != plan.key():
-            fast = {}
-        return base, plan, fast
+def _project_symbols(porter: Porter, files: list[Entry], fast: dict[str, FileRecord], old: Manifest,
+                     trusted: bool, planner: Planner, result: PortResult):
+    """Index the sources and plan the renames. Returns the rules when they had to be
+    compiled (before the plan: the tables' matcher is built while the workers
+    index), the plan, and the files still skipped: when the renames differ from the
+    last run's, every file is ported again."""
+    # C/C++ sources, and the build files whose macros are the project's too.
+    kind_of = porter.kinds.kind_of
+    sources = [e for e in files if e.kind == "file" and kind_of(e.rel) in INDEXED]
+    if not any(kind_of(e.rel) == "cxx" for e in sources):
+        return None, ProjectPlan(), fast  # no C/C++ source: nothing can be renamed
+    old_plan = ProjectPlan.from_json(old.project) if trusted and old.project else None
+    known = [fast[e.rel].symbols for e in sources if e.rel in fast]
+    if old_plan is not None and len(known) == len(sources) and all(map(indexed, known)):
+        # Nothing changed: the last run's plan holds, and no table is loaded.
+        result.symbol_notes = {e.rel: fast[e.rel].symbols.get("note", "") for e in sources
+                               if fast[e.rel].symbols.get("note")}
+        result.symbol_uses = {u for x in known for u in x.get("uses", ())}
+        return None, old_plan, fast
+    from .project_symbols import SymbolPass
+    symbols = SymbolPass(porter.opts, porter.src, porter.vocabulary(), kind_of,
+                         lambda rel: in_library(rel, porter.libraries))
+    result.warnings += _dropped_flags(porter.opts.compile_commands, symbols.clang)
+    # The CUDA files left for their MUSA twins define the names the twins rename (read by
+    # the index only: a change to one changes the fingerprint, above).
+    wait = symbols.index(sources + [e for e in porter._twinned if kind_of(e.rel) == "cxx"], fast)
+    # The tables load and compile while the workers index (a tree of sources nearly
+    # always defines a name to rename, and its sources need the tables anyway).
+    base = compile_rules(porter.opts, None, porter.vocabulary())
+    ruleset = base.ruleset
+    index = wait()
+    result.symbols_indexed = len(symbols.reindexed)
+    result.symbol_notes = {rel: fs.note for rel, fs in index.items() if fs.note}
+    result.symbol_uses = {u for fs in index.values() for u in fs.uses}
+    if not any(fs.defs for fs in index.values()) and not porter.opts.outside_renames:
+        plan = ProjectPlan()  # nothing to rename
+    else:
+        plan = symbols.plan(index, ruleset, base.matcher)
+    porter.library_names = symbols.library_names
+    for rel in symbols.reindexed:
+        rec = planner.fast.get(rel)
+        if rec is not None:
+            rec.symbols = index[rel].to_json()
+    planner.symbols, planner.index_failed = index, symbols.failed  # JSON where each is ported
+    if old_plan is None or old_plan.key() != plan.key():
+        fast = {}
+    return base, plan, fast
 
 
 def _load_manifest(out: str) -> Manifest:
@@ -293,12 +299,14 @@ def _check_skip(kinds: Sequence[str]) -> None:
             raise PortError(f"unknown --skip kind {kind!r}; use comments, strings")
 
 
-def _tree_entries(src: str, ignore: Sequence[str], result: PortResult) -> list[Entry]:
-    """SRC's entries, without what the walk skips (reported) and musa-port's own names."""
+def _tree_entries(src: str, ignore: Sequence[str], result: PortResult,
+                  unlisted: dict[str, str]) -> list[Entry]:
+    """SRC's entries, without what the walk skips (reported) and musa-port's own names;
+    ``unlisted`` gets the folders under SRC that cannot be listed (see unlisted.py)."""
     ignorer = Ignorer(ignore)
     skipped: list[tuple[str, str]] = []
     try:
-        entries = list(walk(src, ignorer, result.ignored, skipped))
+        entries = list(walk(src, ignorer, result.ignored, skipped, unlisted))
     except OSError as exc:
         raise PortError(f"cannot list folder: {exc.strerror or exc}",
                         exc.filename or src) from None

@@ -70,7 +70,7 @@ def port_python(data: bytes, ctx: FileContext) -> Ported:
 
     rules, launch = python_setup(ctx.rules, ctx.out_rel_of, ctx.opts)
     p = port_python_source(data, rules, bases=(posixpath.dirname(ctx.rel), ""),
-                           launch=ctx.rel in launch)
+                           launch=ctx.rel in launch, module=ctx.rel)
     found = p.diagnostics + project_findings(ctx.rel, ctx.rules.project, p.edits)  # setup.py's macros
     if ctx.rules.strings is not None:
         found += python_library_findings(p.data, ctx.rules.strings, p.edits)

@@ -9,12 +9,14 @@ none changed, the last run's plan is reused without loading the rule tables.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 
 from ..analyze.build_symbols import scan_build
 from ..analyze.symbols import FileSymbols, scan_lexer
 from ..analyze.word_finder import WordFinder
+from ..errors import InputError
 from ..port.engine import HEADER_KEY, WORD_KEY, Matcher
 from ..port.lines import cr_only
 from ..port.text import port_text
@@ -27,6 +29,7 @@ from ..write.manifest_check import indexed
 from .backends import shared_names
 from .options import PortOptions
 from .parallel import map_forked
+from .plan import one_line
 from .twins import musa_side
 from .walk import Entry
 
@@ -51,6 +54,7 @@ class SymbolPass:
 
             self.clang = ClangIndexer(src, opts.include_dirs, opts.defines, opts.compile_commands)
         self.reindexed: list[str] = []  # files read this run (the rest came from the manifest)
+        self.failed: dict[str, str] = {}  # files the index failed on -> what failed (MP0005)
         self._seen: dict[str, tuple[int, int] | None] = {}  # rel -> what the walk saw
 
     def index(self, sources: list[Entry], fast: dict[str, FileRecord]
@@ -77,15 +81,17 @@ class SymbolPass:
             units = tu_sources if any(os.path.splitext(r)[1] not in SOURCE_EXTS for r in cxx) \
                 else [r for r in cxx if os.path.splitext(r)[1] in SOURCE_EXTS]
             self.clang.parse_all(units, self.opts.jobs)  # type: ignore[union-attr]
-            scanned = [self._clang_one(rel, tu_sources) if self.kind_of(rel) == "cxx"
-                       else self._lexer_one(rel) for rel in todo]
+            scanned = [_or_failure(self._clang_one, rel, tu_sources) if self.kind_of(rel) == "cxx"
+                       else _or_failure(self._lexer_one, rel) for rel in todo]
             wait: Callable[[], list] = lambda: scanned  # noqa: E731
         else:
-            wait = map_forked(self._lexer_one, todo, self.opts.jobs)
+            wait = map_forked(functools.partial(_or_failure, self._lexer_one), todo, self.opts.jobs)
 
         def finish() -> dict[str, FileSymbols]:
             for rel, fs in zip(todo, wait()):
-                if fs is not None:
+                if isinstance(fs, str):
+                    self.failed[rel] = fs
+                elif fs is not None:
                     out[rel] = fs
                     self.reindexed.append(rel)
             return out
@@ -93,7 +99,10 @@ class SymbolPass:
         return finish
 
     def _read(self, rel: str) -> bytes | None:
-        data = read_file(os.path.join(self.src, rel), self._seen.get(rel))
+        try:
+            data = read_file(os.path.join(self.src, rel), self._seen.get(rel))
+        except InputError:
+            return None  # not indexed: its port cannot read it either, and says so (MP0004)
         if b"\0" in data:
             return None  # not text: copied, not ported
         return data.replace(b"\r", b"\n") if cr_only(data) else data  # as porters.py reads it
@@ -144,6 +153,17 @@ class SymbolPass:
                             existing=existing, shared=shared,
                             outside_renames=self.opts.outside_renames,
                             outside_kept=self.opts.outside_kept)
+
+
+def _or_failure(index, rel: str, *args) -> FileSymbols | str | None:
+    """``index(rel, *args)``, or what failed (a bug, on this one file): the file is not
+    indexed, the run goes on and says so (``MUSA_PORT_DEBUG=1`` lets it through)."""
+    try:
+        return index(rel, *args)
+    except Exception as exc:  # noqa: BLE001 - any bug of the index's, on this one file
+        if os.environ.get("MUSA_PORT_DEBUG"):
+            raise
+        return one_line(exc)
 
 
 def _inside_names(ruleset: RuleSet, reverse: bool, compiled: Matcher | None = None):

@@ -29,6 +29,7 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     renames of the C++ side, so that ``torch.ops.mylib.gemm_cuda`` and
     ``ext_module.get_compiling_cuda_version`` follow the C++ they bind."""
     from ..port.python import PathMap, python_rules, tree_of_port
+    from ..port.python.modules import module_tree
     from ..port.python.names import identifier_renames
 
     global _last
@@ -37,7 +38,8 @@ def python_setup(rules: ActiveRules, out_rel_of: Mapping[str, str],
     renames = identifier_renames(rules.ruleset)
     if rules.project is not None:
         renames = {**{r.old: r.new for r in rules.project.renames.values()}, **renames}
-    built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch))
+    built = python_rules(renames, PathMap([tree_of_port(out_rel_of)]), tuple(opts.arch),
+                         module_tree(out_rel_of))
     launch = launch_files(opts.src, opts.launch)
     _last = (rules, out_rel_of, opts, built, launch)
     return built, launch

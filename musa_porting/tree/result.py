@@ -21,13 +21,19 @@ class DiffItem:
     symlink: bool = False
 
 
+# The kind of an input's outcome when its output is not this run's port of it (it could
+# not be read, no name was free, musa-port failed on it, or its MUSA twin stands for it),
+# and of a folder's that carries a finding (tree/input_findings.py).
+NOT_PORTED, FOLDER = "not-ported", "folder"
+
+
 @dataclass
 class FileOutcome:
     """What happened to one input; ``record`` holds its counts and findings."""
 
     rel: str
     out_rel: str
-    kind: str  # "ported", "copied", "symlink"
+    kind: str  # "ported", "copied", "symlink"; NOT_PORTED, FOLDER
     written: bool = False
     record: FileRecord = field(default_factory=lambda: FileRecord("", ""))
     merge: str = ""  # what became of the user's edits of the output (merge/hand_edits.py)
@@ -100,6 +106,19 @@ class PortResult:
     @property
     def symlinks(self) -> int:
         return self.count("symlink")
+
+    @property
+    def not_ported(self) -> int:
+        """Inputs the run could not port (unreadable: no output, or the last run's kept;
+        no name free; copied unchanged because musa-port failed on them); not those left
+        for their MUSA twins, which are among the ignored."""
+        return sum(1 for f in self.files if f.kind == NOT_PORTED and f.rel not in self.ignored)
+
+    @property
+    def scanned(self) -> int:
+        """The files of the tree the run looked at: those it ported, copied, linked, or
+        could not port."""
+        return self.ported + self.copied + self.symlinks + self.not_ported
 
     @property
     def written(self) -> int:

@@ -7,7 +7,9 @@ WITH_CUDA``, the build's ``add_subdirectory(cuda)``) are shared and not ported, 
 each needs a MUSA entry beside its CUDA one, by hand. This module finds them: every
 line of the project outside SRC and OUT that names the CUDA backend (a name the port
 renamed, SRC's folder, a gate on a CUDA enable macro, a ``Backend::Cuda``-style
-enumerator), so the summary can point at each.
+enumerator), so the summary can point at each. The project is the user's, as SRC is:
+its files are read as inputs are (regular files only, no link followed: a FIFO named
+like a header would block the run, a link take the scan out of the project).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..rules.vocabulary import Vocabulary
+from ..safe_open import open_regular
 
 # What marks a project's top folder (the nearest .git wins; else the highest of these).
 _ROOT_MARKERS = ("CMakeLists.txt", "setup.py", "pyproject.toml", "Makefile", "meson.build",
@@ -104,11 +107,15 @@ def shared_mentions(src: str, out: str, renamed: Mapping[str, str],
             if files >= _FILES_MAX or read >= _BYTES_MAX:
                 cut = True
                 break
-            try:
-                with open(path, "rb") as f:
-                    data = f.read(_BYTES_MAX - read)
+            try:  # a regular file, not through a link (a FIFO would block, a link leave)
+                fd, _ = open_regular(path)
             except OSError:
                 continue
+            with os.fdopen(fd, "rb") as f:
+                try:
+                    data = f.read(_BYTES_MAX - read)
+                except OSError:
+                    continue
             files += 1
             read += len(data)
             rel = os.path.relpath(path, root).replace(os.sep, "/")

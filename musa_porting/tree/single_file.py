@@ -73,7 +73,8 @@ class FilePorter:
                     rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
                     files += [n if rel_dir == "." else f"{rel_dir}/{n}" for n in sorted(names)]
             else:
-                files = sorted(n for n in os.listdir(root) if os.path.isfile(os.path.join(root, n)))
+                files = sorted(n for n in os.listdir(root) if os.path.isfile(os.path.join(root, n))) \
+                    if os.path.isdir(root) else []  # standard input named into no folder
             out = {rel: self.out_rel(rel) for rel in files}
             self._tree = (files, out)
         return self._tree
@@ -89,15 +90,18 @@ class FilePorter:
             new = name
         return posixpath.join(head, new) if head else new
 
-    def port(self, path: str) -> FilePort:
-        """Port the file at ``path`` (raises PortError when it cannot be read)."""
-        if os.path.isdir(path):
+    def port(self, path: str, data: bytes | None = None) -> FilePort:
+        """Port the file at ``path`` (raises PortError when it cannot be read), or
+        ``data`` as the file at ``path`` (standard input: the path need not exist, and its
+        folder's files are its tree when it does)."""
+        if data is None and os.path.isdir(path):
             raise PortError("is a folder, not a file", path)
         root = self.root if self.root is not None else os.path.dirname(os.path.abspath(path))
         rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
         if rel.startswith("../"):
             root, rel = os.path.dirname(os.path.abspath(path)), os.path.basename(path)
-        data = read_file(path, follow=True)  # the file the user named, a link or not
+        if data is None:
+            data = read_file(path, follow=True)  # the file the user named, a link or not
         kind = self.kinds.kind_of(rel)
         if kind is None and self.kinds.may_sniff(rel):
             kind = self.kinds.sniff(data, rel)

@@ -28,14 +28,22 @@ _READ_LIMIT = 4 << 20
 
 
 def resolve_twins(src: str, entries: list[Entry], out_rel_of: dict[str, str],
-                  plain: dict[str, str], rank: dict[str, int], warnings: list[str],
+                  plain: dict[str, str], rank: dict[str, tuple[int, int]], say,
                   superseded: dict[str, str] | None,
                   users: Callable[[str], bool] | None = None) -> None:
     """Settle the files that want the same output path. ``rank``: how much an input's
-    path changed (0 none, 1 its extension, 2 vocabulary words); ``plain``: its output
-    path without vocabulary renames (the fallback when it has no twin); ``users``: is
-    this output path a file of the user's in the output? Updates ``out_rel_of`` and
-    ``superseded`` (rel -> the twin's rel, or the output path of the user's file)."""
+    own name changed (0 none, 1 its extension, 2 vocabulary words) and how much its
+    path did (its folders' renames too); ``plain``: its output path without vocabulary
+    renames (the fallback when it has no twin); ``say(rel, ID, message, at)``: how a
+    decision is reported; ``users``: is this output path a file of the user's in the
+    output? Updates ``out_rel_of`` and ``superseded`` (rel -> the twin's rel, or the
+    output path of the user's file).
+
+    The twin is the one file whose own name changed least: its folder's rename is not
+    its own (``x-cuda/musa.h`` is the MUSA version of ``x-cuda/cuda.h`` though both
+    move to ``x-musa/``); between files whose own names changed alike, the one whose
+    path changed least (``musa/a.cpp``, beside ``cuda/a.cpp``). Files no rank tells
+    apart each keep a name of their own: the first, in walk order, the wanted one."""
     by_out: dict[str, list[str]] = {}
     for e in entries:
         if e.kind != "dir":
@@ -43,20 +51,21 @@ def resolve_twins(src: str, entries: list[Entry], out_rel_of: dict[str, str],
     for o, rels in by_out.items():
         if len(rels) == 1:
             rel = rels[0]
-            if superseded is not None and users is not None and rank[rel] == 2 and users(o):
+            if superseded is not None and users is not None and rank[rel][1] == 2 and users(o):
                 superseded[rel] = o
-                warnings.append(f"{rel}: not ported: {o} in the output is its MUSA version "
-                                "(yours: kept as it is; includes of it name that file)")
+                say(rel, "MP0002", f"not ported: {o} in the output is its MUSA version "
+                    "(yours: kept as it is; includes of it name that file)", at=o)
             continue
         best = min(rank[r] for r in rels)
         keepers = [r for r in rels if rank[r] == best]
         if superseded is None or len(keepers) != 1:
-            for r in rels[1:]:
-                if out_rel_of[r] != plain[r]:
-                    warnings.append(f"{r}: not renamed to {posixpath.basename(o)}: "
-                                    f"{rels[0]} has that name in the output")
+            first = keepers[0]
+            for r in rels:
+                if r != first and out_rel_of[r] != plain[r]:
+                    say(r, "MP0001", f"not renamed to {posixpath.basename(o)}: {first} has "
+                        f"that name in the output ({o})")
                     out_rel_of[r] = plain[r]
-            continue
+            continue  # the rest: collisions.unique_outputs
         twin = keepers[0]
         for r in rels:
             if r == twin:
@@ -64,13 +73,15 @@ def resolve_twins(src: str, entries: list[Entry], out_rel_of: dict[str, str],
             if _includes(src, twin, r):
                 own = posixpath.join(posixpath.dirname(out_rel_of[r]), posixpath.basename(r))
                 out_rel_of[r] = own
-                warnings.append(f"{r}: ported as {own}: {twin} includes it, so it is not "
-                                "that file's MUSA version")
+                say(r, "MP0001", f"ported as {own}, not {o}: {twin} includes it, so it is "
+                    f"not that file's MUSA version (which keeps {o})")
                 continue
             superseded[r] = twin
-            where = "beside it" if posixpath.dirname(r) == posixpath.dirname(twin) else f"({twin})"
-            warnings.append(f"{r}: not ported: {posixpath.basename(twin)} {where} is its MUSA "
-                            "version (kept; includes of it name that file)")
+            folder = posixpath.dirname(twin)
+            where = f"({twin})" if folder != posixpath.dirname(r) else \
+                f"beside it ({twin})" if folder else "beside it"
+            say(r, "MP0002", f"not ported: {posixpath.basename(twin)} {where} is its MUSA "
+                f"version (kept as {o}; includes of it name that file)", at=o)
 
 
 def _includes(src: str, rel: str, target: str) -> bool:

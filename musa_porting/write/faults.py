@@ -4,11 +4,16 @@ user) or would land at a random moment.
 
 ``MUSA_PORT_FAULTS="stage:3=enospc,commit:40=kill"`` makes the 3rd write of a temp
 file fail with "No space left on device", and SIGKILLs the run before its 40th rename
-or removal in the output. Points: ``stage`` (each temp file, link or folder written
-while planning), ``commit`` (each rename or removal in the output), ``manifest`` (the
-manifest's rename) and ``journal`` (after the manifest, before the journal is removed).
-Actions: ``enospc``, ``eacces``, ``kill`` (SIGKILL), ``int`` (SIGINT). Unset, it costs
-one global lookup per call. Forked workers stage files too: the counts are shared with
+or removal in the output (a point may be named more than once, at other counts).
+Points: ``stage`` (each temp file, link or folder written while planning), ``commit``
+(each rename or removal in the output), ``manifest`` (the manifest's rename),
+``journal`` (after the manifest, before the journal is removed) and ``worker`` (each
+forked worker as it starts, before its signal handlers are set). Actions: ``enospc``,
+``eacces``, ``kill`` (SIGKILL), ``int`` (SIGINT); for a worker, ``late`` (it starts a
+second late, and a stop signal sent to it meanwhile is lost, as one is that reaches a
+child between the fork and the reset of its signal handlers) and ``stuck`` (a minute
+late, losing every stop signal: a worker that will not end). Unset, it costs one
+global lookup per call. Forked workers stage files too: the counts are shared with
 them (``prepare`` before the fork), and a kill or interrupt in a worker is sent to the
 run itself, as a real one would be.
 """
@@ -18,21 +23,22 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import time
 
 ENV = "MUSA_PORT_FAULTS"
-_spec: dict[str, tuple[int, str]] | None = None
+_spec: dict[str, dict[int, str]] | None = None  # point -> {nth: action}
 _counts: dict[str, int] = {}
 _shared: tuple | None = None  # (lock, counts by point, point names), shared with workers
 _run_pid = 0  # the process that loaded the spec: the run
 
 
-def _load() -> dict[str, tuple[int, str]]:
-    spec = {}
+def _load() -> dict[str, dict[int, str]]:
+    spec: dict[str, dict[int, str]] = {}
     for item in os.environ.get(ENV, "").split(","):
         where, _, action = item.partition("=")
         point, _, nth = where.partition(":")
         if point and action:
-            spec[point.strip()] = (int(nth or 1), action.strip())
+            spec.setdefault(point.strip(), {})[int(nth or 1)] = action.strip()
     return spec
 
 
@@ -67,9 +73,8 @@ def fault(point: str, path: str) -> None:
         _spec, _run_pid = _load(), os.getpid()
     if not _spec or point not in _spec:
         return
-    n = _count(point)
-    nth, action = _spec[point]
-    if n != nth:
+    action = _spec[point].get(_count(point))
+    if action is None:
         return
     if action in ("kill", "int"):
         signum = signal.SIGKILL if action == "kill" else signal.SIGINT
@@ -81,3 +86,20 @@ def fault(point: str, path: str) -> None:
     elif action in ("enospc", "eacces"):
         code = errno.ENOSPC if action == "enospc" else errno.EACCES
         raise OSError(code, os.strerror(code), path)
+    elif action in ("late", "stuck"):
+        _lose_stop_signals(1.0 if action == "late" else 60.0, first_only=action == "late")
+
+
+def _lose_stop_signals(seconds: float, first_only: bool) -> None:
+    """Wait ``seconds`` (or, ``first_only``, until the first stop signal), and drop the
+    stop signals sent meanwhile: the race of a worker that the scheduler has not run
+    past its fork when the pool is ended, widened from microseconds to a second."""
+    stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    deadline = time.monotonic() + seconds
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            if signal.sigtimedwait(stops, left) is not None and first_only:
+                break
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)

@@ -9,18 +9,18 @@ import os
 import posixpath
 from collections.abc import Iterable, Iterator
 
-from ..errors import PortError
+from ..errors import InputError
 from ..safe_open import NOFOLLOW, open_regular, read_regular, read_regular_stat
 from .manifest import TMP_SUFFIX
 
 
-def cannot_read(exc: OSError, path: str) -> PortError:
+def cannot_read(exc: OSError, path: str) -> InputError:
     """The error for a file that could not be read. One that is gone was there when
     the walk listed it: it vanished during the run (deleted or renamed)."""
     if isinstance(exc, FileNotFoundError) or not os.path.lexists(path):
-        return PortError("vanished during the run (deleted or renamed after musa-port listed "
-                         "it); run again", path)
-    return PortError(f"cannot read: {exc.strerror or exc}", path)
+        return InputError("vanished during the run (deleted or renamed after musa-port listed "
+                          "it); run again", path)
+    return InputError(f"cannot read: {exc.strerror or exc}", path)
 
 
 def read_file(path: str, expect: tuple[int, int] | None = None, follow: bool = False) -> bytes:

@@ -30,11 +30,15 @@ CACHED = 64  # folder fds kept open
 
 def inside_rel(rel: object) -> bool:
     """A path relative to the output that stays in it, in the form musa-port writes:
-    no empty, ``.`` or ``..`` part, not absolute. (String tests, not a split: a
-    manifest of 100,000 records is checked at every run.)"""
-    return (isinstance(rel, str) and rel not in ("", ".", "..") and "\0" not in rel
-            and not rel.startswith(("/", "./", "../")) and not rel.endswith(("/", "/.", "/.."))
-            and "//" not in rel and "/./" not in rel and "/../" not in rel)
+    no empty, ``.`` or ``..`` part, not absolute, and nothing of a ``.git`` (a
+    repository the user made of the output is theirs; musa-port never writes one, and
+    a manifest that names one, from a musa-port that copied a clone's, is not
+    followed). (String tests, not a split: a manifest of 100,000 records is checked
+    at every run.)"""
+    return (isinstance(rel, str) and rel not in ("", ".", "..", ".git") and "\0" not in rel
+            and not rel.startswith(("/", "./", "../", ".git/"))
+            and not rel.endswith(("/", "/.", "/..", "/.git"))
+            and "//" not in rel and "/./" not in rel and "/../" not in rel and "/.git/" not in rel)
 
 
 class OutDir:

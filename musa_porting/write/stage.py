@@ -17,7 +17,7 @@ import os
 import posixpath
 from collections.abc import Iterable
 
-from ..errors import PortError
+from ..errors import InputError, PortError
 from ..tree.plan import Planned
 from .faults import fault
 from .faults import prepare as prepare_faults
@@ -108,7 +108,11 @@ class Stager:
             def copy(name: str, dir_fd: int) -> os.stat_result:
                 return copy_file(src, name, mode, seen, dir_fd)
 
-            st = self._write(p.out_rel, lambda rel: self._file(rel, copy), tmp)
+            try:
+                st = self._write(p.out_rel, lambda rel: self._file(rel, copy), tmp)
+            except InputError:  # the source, not the output: what was copied goes
+                self.outdir.unlink(tmp, missing_ok=True)
+                raise
         else:
             target = p.link
             self._write(p.out_rel, lambda rel: self._symlink(target, rel), tmp)

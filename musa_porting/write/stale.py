@@ -9,7 +9,7 @@ where a new folder or file must go) stops the run with the output as it was.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .manifest import FileRecord, Manifest
@@ -64,13 +64,27 @@ def plan_stale(out: str, old: Manifest, outputs: dict[str, str], dirs: set[str],
     return plan
 
 
-def stale_warnings(out: str, stale: StalePlan) -> list[str]:
+def stale_warnings(out: str, stale: StalePlan, old: Manifest | None = None,
+                   src: str = "", out_rel_of: Mapping[str, str] | None = None) -> list[str]:
     """What the run says of the outputs it replaced with --force and of the stale ones
-    it keeps because the user changed them."""
-    return [*(f"{os.path.join(out, rel)}: warning: replaced (--force); musa-port had not "
-              "written it" for rel in sorted([*stale.forced, *stale.replaced])),
-            *(f"{os.path.join(out, rel)}: warning: its input is gone but it changed since "
-              "musa-port wrote it; left in place" for rel in stale.kept)]
+    it keeps because the user changed them. ``old``, ``src`` and ``out_rel_of`` (this
+    run's output of each input) tell an output whose input is gone from one whose input
+    is still there but is ported under another name now (the path naming changed)."""
+    said = [f"{os.path.join(out, rel)}: warning: replaced (--force); musa-port had not "
+            "written it" for rel in sorted([*stale.forced, *stale.replaced])]
+    for rel in stale.kept:
+        rec = old.files.get(rel) if old is not None else None
+        now = out_rel_of.get(rec.src) if rec is not None and out_rel_of is not None else None
+        if now is not None and now != rel:
+            said.append(f"{os.path.join(out, rel)}: warning: changed since musa-port wrote it, "
+                        f"and its input {os.path.join(src, rec.src)} is ported to "
+                        f"{os.path.join(out, now)} now (the naming of paths changed): the new "
+                        "output is a fresh port, without your edits; they are in this file, "
+                        "left in place: carry them over, then remove it")
+        else:
+            said.append(f"{os.path.join(out, rel)}: warning: its input is gone but it changed "
+                        "since musa-port wrote it; left in place")
+    return said
 
 
 def _first_foreign(out: str, rel: str, removed: set[str], old_dirs: set[str]) -> str | None:

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import MMCV_RULES_JSON, need_nvcc, run_cli
+from conftest import MMCV_RULES_JSON, need_nvcc, need_torch, run_cli
 from cuda_headers import library_include_dirs, torch_include_dirs
 from sdist import extract_subtree, fetch_sdist
 
@@ -52,9 +52,10 @@ def _compat_headers(root: Path) -> Path:
 
 def _count_originals(nvcc: Path, kernels: list[Path], src: Path, common: list[str],
                      scratch: Path) -> int:
-    """How many unported kernels compile with nvcc --ptx, flags as verify's."""
+    """How many unported kernels compile with nvcc --ptx, flags as verify's (and as
+    torch 2.13's CUDAExtension: C++20)."""
     def compiles(cu: Path) -> bool:
-        cmd = [str(nvcc), "-x", "cu", "--ptx", "-std=c++17", "-arch=sm_80",
+        cmd = [str(nvcc), "-x", "cu", "--ptx", "-std=c++20", "-arch=sm_80",  # as torch 2.13's
                *[f"-D{d}" for d in TORCH_DEFINES], "-DMMCV_WITH_CUDA",
                *[f"-I{d}" for d in common], f"-I{src / 'common'}", f"-I{src / 'common/cuda'}",
                str(cu), "-o", str(scratch / (cu.name + ".ptx"))]
@@ -66,6 +67,7 @@ def _count_originals(nvcc: Path, kernels: list[Path], src: Path, common: list[st
 
 def test_mmcv_port_verifies_as_well_as_the_original_compiles(tmp_path):
     nvcc = need_nvcc()
+    need_torch()
     src = extract_subtree(fetch_sdist("mmcv", "2.2.0"), "mmcv-2.2.0/mmcv/ops/csrc", tmp_path)
     run_cli(src, "--ignore", IGNORES, "--rule", MMCV_RULES_JSON, "-q", check=0)
     out = src.parent / "csrc_musa"
@@ -80,10 +82,12 @@ def test_mmcv_port_verifies_as_well_as_the_original_compiles(tmp_path):
     report = tmp_path / "verify.json"
     # The port renames mmcv's cuda folders by default (issue 26): pytorch/musa, common/musa.
     only = [a for k in kernels for a in ("--only", f"pytorch/musa/{k.stem.replace('cuda', 'musa')}.mu")]
-    args = ["verify", out, "--mode", "ptx", *only, "--nvcc", nvcc,
-            "--report-json", report, "-D", "MMCV_WITH_MUSA",
-            *[a for d in TORCH_DEFINES for a in ("-D", d)],
-            *[a for d in [*common, str(out / "common"), str(out / "common/musa")]
+    # What verify takes by itself (issue 44): torch's folders and CUDAExtension's flags
+    # from the installed torch, MMCV_WITH_MUSA from the sources' gates. What is left is
+    # mmcv's (its setup.py's include_dirs, the THC header it still includes) and this
+    # machine's (the library headers its CUDA toolkit lacks).
+    args = ["verify", out, "--mode", "ptx", *only, "--nvcc", nvcc, "--report-json", report,
+            *[a for d in [common[0], *map(str, libs), str(out / "common"), str(out / "common/musa")]
               for a in ("-I", d)]]
     proc = subprocess.run([sys.executable, "-m", "musa_porting", *map(str, args)],
                           capture_output=True, text=True)

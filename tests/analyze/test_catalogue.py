@@ -98,7 +98,9 @@ def test_the_summary_groups_findings_by_family(tmp_path):
     table = out[out.index("Findings by family"):]
     # k.cu: one note for its two 32-lane places, and MP2004; other.cu: one note
     assert re.search(r"Warp size\s*\|?\s*\|?\s*3\b", table)
-    assert re.search(r"MP2002 warp-size-32\s*\|?\s*warning\s*\|?\s*2\b", table)
+    # Issue 49.3: the level is the findings' own (both MP2002 here are notes), not the check's.
+    assert re.search(r"MP2002 warp-size-32\s*\|?\s*note\s*\|?\s*2\b", table)
+    assert not re.search(r"MP2002 warp-size-32\s*\|?\s*warning", table)
     assert re.search(r"Arch-specific device code\s*\|?\s*\|?\s*1\b", table)
     assert "Warp size: k.mu (2), other.mu (1)" in out
 
@@ -147,3 +149,15 @@ def test_an_unknown_id_in_a_marker_is_a_warning(tmp_path):
 def test_suppress_takes_families(tmp_path):
     found, _ = _ids(tmp_path, {"k.cu": KERNEL}, "--suppress", "warp-size")
     assert found == [("MP2012", 4)]
+
+
+def test_a_check_that_reports_notes_says_so_where_its_level_is_given():
+    """Issue 49.3: explain and the page said MP2002 is a warning while most of its findings
+    are notes. The heading, the SARIF help and --help-all give both levels."""
+    from musa_porting.analyze.catalogue.render import explain_markdown, help_all_rows
+
+    c = CHECKS["MP2002"]
+    assert explain_text(c).startswith("MP2002 warp-size-32 (warning, or note where a 32-lane idiom")
+    assert "(warning, or note where" in explain_markdown(c)
+    assert dict(help_all_rows())["MP2002 warp-size-32"].startswith("warning, or note where")
+    assert "(warning; " in explain_text(CHECKS["MP2004"])  # one level: said once

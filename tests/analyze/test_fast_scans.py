@@ -12,7 +12,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from musa_porting.analyze import exported, include_findings, residuals, symbols, warp
+from musa_porting.analyze import exported, include_findings, residuals, warp
 from musa_porting.analyze.offsets import EditMap
 from musa_porting.analyze.word_finder import WordFinder
 from musa_porting.port.cxx.lexer import Include
@@ -138,21 +138,3 @@ def _backend_part_by_part(rel: str) -> str | None:
 def test_backend_of_is_the_part_by_part_search(rel):
     assert backends.backend_of(rel) == _backend_part_by_part(rel)
 
-
-def _close_byte_by_byte(code: bytes, pos: int) -> int:
-    depth = 0
-    for i in range(pos, len(code)):
-        if code[i] == 0x28:
-            depth += 1
-        elif code[i] == 0x29:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(code)
-
-
-@settings(max_examples=800, deadline=None)
-@given(st.text(alphabet="()x ,\n", max_size=40).map(str.encode), st.integers(0, 40))
-def test_the_index_closes_a_parenthesis_where_a_byte_loop_does(code, pos):
-    pos = min(pos, len(code))
-    assert symbols._close(code, pos) == _close_byte_by_byte(code, pos)

@@ -193,17 +193,17 @@ def test_an_unsupported_api_names_its_family(hazards):
 def test_arch_comparisons_give_the_musa_value(hazards):
     """An ordering against a CUDA arch number is ported to the MUSA value the brief's
     table gives (issue 26: >= 800 is >= 220, >= 900 is >= 310, below that every MUSA
-    arch) and reported as that choice (MP3104), not as a CUDA number carried over; an
+    arch) and reported as that choice (MP2008), not as a CUDA number carried over; an
     equality names one NVIDIA arch, which no MUSA arch is, and stays MP2003."""
     code = ("#if __CUDA_ARCH__ >= 800\n#endif\n#if __CUDA_ARCH__ >= 900\n#endif\n"
             "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600\n#endif\n"
             "#if __CUDA_ARCH__ == 750\n#endif\n")
-    assert [h for h in hazards(code, ids="MP") if h[0] in ("MP2003", "MP3104")] == [
-        ("MP3104", "800", 1), ("MP3104", "900", 3), ("MP3104", "600", 5),
+    assert [h for h in hazards(code, ids="MP") if h[0] in ("MP2003", "MP2008")] == [
+        ("MP2008", "800", 1), ("MP2008", "900", 3), ("MP2008", "600", 5),
         ("MP2003", "__MUSA_ARCH__ == 750", 7)]
     ampere, hopper, old, turing = hazards.messages
-    assert "became MUSA arch 220" in ampere and "became MUSA arch 310" in hopper
-    assert "became MUSA arch 210" in old
+    assert "became __MUSA_ARCH__ 220" in ampere and "became __MUSA_ARCH__ 310" in hopper
+    assert "became __MUSA_ARCH__ 210" in old
     assert "never true" in turing and "sm_75" in turing
 
 
@@ -326,8 +326,9 @@ def test_version_checks_say_when_musa_takes_the_current_branch(hazards):
     # mmcv's scatter_points and parrots helpers: branches for CUDA < 9 and sm < 2.0
     found = hazards("#if CUDA_VERSION < 9000\n#endif\n#if __CUDA_ARCH__ < 200\n#endif\n"
                     "#if CUDA_VERSION >= 12080\n#endif\n")
-    assert [h[0] for h in found] == ["MP2003", "MP2003"]  # __CUDA_ARCH__ < 200 is ported (MP3104)
-    old_toolkit, new_toolkit = hazards.messages
+    # __CUDA_ARCH__ < 200 is ported, and reported as that choice (MP2008)
+    assert [h[0] for h in found] == ["MP2003", "MP2008", "MP2003"]
+    old_toolkit, _arch, new_toolkit = hazards.messages
     assert "current CUDA toolkit" in old_toolkit and "likely meant" in old_toolkit
     assert "likely meant" not in new_toolkit  # true with CUDA 12.8+, never with MUSA's 5.x
 

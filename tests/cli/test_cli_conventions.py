@@ -107,7 +107,8 @@ def test_single_file_findings_on_stderr_check_and_diff(tmp_path):
     f = make_tree(tmp_path, {"k.cu": "cudaFooBar(1);\nunsigned b = __ballot_sync(0xffffffff, p);\n"}) / "k.cu"
     proc = cli(f, check=0)
     assert proc.stdout == (tmp_path / "k.cu").read_text()  # nothing to rewrite
-    assert f"{f}:1:1: MP1002 unknown-cuda-name (warning, residual):" in proc.stderr
+    assert re.search(rf"^{re.escape(str(f))}:1:1: warning: .* \[MP1002 unknown-cuda-name\]$",
+                     proc.stderr, re.M)
     proc = cli(f, "--check", check=1)
     assert "--check=error failed on 1 finding" in proc.stderr
     assert cli(f, "--check=warning", check=1).stderr.count("\n  ") == 2
@@ -136,12 +137,12 @@ def test_check_levels_list_what_failed(tmp_path):
     cli(src, "--check", "-q", check=0)  # a warning-level hazard: not an error
     proc = cli(src, "--check=warning", "-q", check=1)
     assert "--check=warning failed on 1 finding" in proc.stderr
-    assert f"{src / 'a.cu'}:1:1: MP2002 warp-size-32 (warning):" in proc.stderr \
-        or "s/a.cu:1:1: MP2002 warp-size-32 (warning):" in proc.stderr
+    assert re.search(r"s_musa/a\.mu:1:1: warning: .* \[MP2002 warp-size-32\]$", proc.stderr, re.M)
     # A residual fails the default level, and says so; --check never eats SRC.
     (src / "b.cu").write_text("cudaFooBar(1);\n")
     proc = cli("--check", src, "-q", check=1)
-    assert "MP1002 unknown-cuda-name (warning, residual)" in proc.stderr
+    assert "warning: 'cudaFooBar'" in proc.stderr and "[MP1002 unknown-cuda-name]" in proc.stderr
+    assert "residual CUDA names and headers" in proc.stderr  # the header line says what failed
     assert "is not one of error, warning" in cli(src, "--check=notes", check=2).stderr
 
 
@@ -319,3 +320,72 @@ def test_help_fits_one_screen_and_lists_every_option():
     assert len(described) > 40
     assert described <= shown
     assert "Other commands" in proc.stdout and "_MUSA_PORT_COMPLETE" in proc.stdout
+
+
+@pytest.mark.parametrize("args", [("rules", "--list"), ("SRC", "--no-default-rules")])
+def test_a_closed_pipe_ends_quietly_with_the_code_of_sigpipe(args, csrc):
+    """Issue 49.5: `musa-port ... | head` printed "error: Broken pipe" twice and exited 1,
+    the code of a failed --check. Now it stops as a command killed by SIGPIPE looks to a
+    shell (141), with nothing on stderr."""
+    args = [str(csrc) if a == "SRC" else a for a in args]  # a port prints its summary
+    proc = subprocess.Popen([sys.executable, "-m", "musa_porting", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()  # what head -1 reads, then it exits
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert err == ""
+
+
+def test_standard_input_is_ported_with_findings_on_the_given_name(tmp_path):
+    """Issue 49.7: for editors and pre-commit-style tools, `musa-port - --stdin-filename
+    path/x.cu` prints the port of stdin (as ruff's --stdin-filename), its kind and includes
+    taken from the name, and the findings on it."""
+    make_tree(tmp_path / "src", {"k.cuh": "#pragma once\n"})
+    code = b'#include "k.cuh"\nvoid f(float* p) { cudaMalloc(&p, 4); asm volatile("nop;"); }\n'
+    run = subprocess.run([sys.executable, "-m", "musa_porting", "-", "--stdin-filename",
+                          "src/x.cu"], input=code, capture_output=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (b'#include "k.muh"\nvoid f(float* p) { musaMalloc(&p, 4); '
+                          b'asm volatile("nop;"); }\n')
+    assert re.search(rb"^src/x\.cu:2:\d+: .*MP2001", run.stderr, re.M), run.stderr
+    assert not (tmp_path / "src/x.cu").exists() and not (tmp_path / "-_musa").exists()
+    # --check reads the same findings; a Python name gets the Python port.
+    py = subprocess.run([sys.executable, "-m", "musa_porting", "-", "--stdin-filename", "t.py",
+                         "--check"], input=b"import torch\nx = torch.cuda.is_available()\n",
+                        capture_output=True, cwd=tmp_path)
+    assert py.stdout.endswith(b"x = torch.musa.is_available()\n"), py.stdout
+    wrong = subprocess.run([sys.executable, "-m", "musa_porting", str(tmp_path / "src"),
+                            "--stdin-filename", "x.cu"], capture_output=True, text=True)
+    assert wrong.returncode == 2 and "--stdin-filename" in wrong.stderr
+
+
+def test_one_location_style_and_one_line_format_in_every_text_output(tmp_path):
+    """Issue 49.4: the summary printed absolute output paths (`/abs/s_musa/a.mu:l:c: warning:
+    msg [ID name]`), --check and single-file mode relative source paths in another format
+    (`s/a.cu:l:c: ID name (level): msg`). Now one line format, a compiler's, and one
+    location: the file the user opens, relative to the working folder (the ported file
+    after a port, the CUDA file after a dry run or for one file, as SARIF places them)."""
+    make_tree(tmp_path / "s", {"a.cu": "int x;\nunsigned b = __ballot_sync(0xffffffff, p);\n"})
+    line = re.compile(r"^(\S+):(\d+):(\d+): (error|warning|note): .+ \[MP2002 warp-size-32\]$", re.M)
+    ported = cli("s", "--check=warning", cwd=tmp_path, check=1)
+    dry = cli("s", "--dry-run", "--check=warning", "-o", "d", cwd=tmp_path, check=1)
+    one = cli("s/a.cu", "--check=warning", cwd=tmp_path, check=1)
+    assert {m.group(1) for m in line.finditer(ported.stdout + ported.stderr)} == {"s_musa/a.mu"}
+    assert {m.group(1) for m in line.finditer(dry.stdout + dry.stderr)} == {"s/a.cu"}
+    assert {m.group(1) for m in line.finditer(one.stderr)} == {"s/a.cu"}
+    assert str(tmp_path) not in ported.stdout + ported.stderr  # no absolute paths
+    assert {m.group(2) for m in line.finditer(ported.stdout + ported.stderr + dry.stderr)} == {"2"}
+
+
+def test_a_machine_format_is_the_only_output(tmp_path):
+    """Issue 49.4: --output-format json wrote about 100 summary lines to stderr as well. As
+    ruff does, a machine format is the whole output: the warnings are in it."""
+    make_tree(tmp_path / "s", {"a.cu": "cudaFooBar(1);\n", "b.cu": "#include <nothere.cuh>\n"})
+    for fmt in ("json", "sarif"):
+        proc = cli("s", "--output-format", fmt, "--check", "--ignore", "nothing", cwd=tmp_path)
+        assert proc.returncode == 1 and proc.stderr == "", proc.stderr
+        report = json.loads(proc.stdout)
+        warnings = report["warnings"] if fmt == "json" else [
+            n["message"]["text"] for n in report["runs"][0]["invocations"][0]["toolExecutionNotifications"]]
+        assert any("ignore pattern nothing matched nothing" in w for w in warnings)

@@ -160,3 +160,25 @@ def test_rules_lookup_agrees_with_a_port(tmp_path, name):
     (src / "x.h").write_text(name + "\n")
     run_cli(src, check=0)
     assert (tmp_path / "s_musa/x.h").read_text() == value + "\n"
+
+
+# Names the engine ports with more than one rule, or a rule that is not the name itself.
+QUALIFIED = ["at::cuda::getCurrentCUDAStream", "c10::cuda::CUDAGuard", "CUTLASS_HOST_DEVICE",
+             "c10::cuda::getCurrentCUDAStream", "at::cuda::CUDAEvent", "cudaMalloc"]
+
+
+def test_rules_lookup_answers_what_the_port_writes(tmp_path):
+    """Issue 49.2: `rules at::cuda::getCurrentCUDAStream` said at::musa::getCurrentCUDAStream
+    (the shorter rule alone) while the port writes at::musa::getCurrentMUSAStream."""
+    data = json.loads(run_cli("rules", *QUALIFIED, "--format", "json", check=0).stdout)
+    said = {r["cuda"]: r["musa"] for r in data["rules"]}
+    said.update({n: r["ported"] for n, r in data["related"].items()})
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "x.h").write_text("".join(n + ";\n" for n in QUALIFIED))
+    run_cli(src, "--no-project-symbols", check=0)
+    written = (tmp_path / "s_musa/x.h").read_text().splitlines()
+    assert {n: said.get(n) for n in QUALIFIED} == {n: w.rstrip(";") for n, w in zip(QUALIFIED, written)}
+    assert said["at::cuda::getCurrentCUDAStream"] == "at::musa::getCurrentMUSAStream"
+    rules = {n: [r["cuda"] for r in d["rules"]] for n, d in data["related"].items()}
+    assert rules["at::cuda::getCurrentCUDAStream"] == ["at::cuda", "getCurrentCUDAStream"]

@@ -36,6 +36,16 @@ def test_the_readme_links_lead_to_files_of_the_repository():
         assert (ROOT / path).exists(), f"README links to {target}, which does not exist"
 
 
+def test_the_readme_documentation_list_names_every_page_of_the_site():
+    """Issue 49.6: the list left out the fork-update page, the tables and coverage. Every
+    page of the site's navigation but the findings' own (the findings index leads there)
+    and the home page (the README is it)."""
+    listed = README.split("## Documentation", 1)[1]
+    wanted = {p for p in _nav_pages() if not p.startswith("findings/") or p == "findings/index.md"}
+    missing = sorted(p for p in wanted - {"index.md"} if f"](docs/{p})" not in listed)
+    assert missing == []
+
+
 def test_the_readme_quotes_no_speed_figures():
     """Figures go stale: the README links to the benchmark page instead."""
     assert "](docs/speed.md)" in README
@@ -142,10 +152,31 @@ def test_the_table_counts_the_docs_give_are_the_tables_by_status():
     total = re.search(r"^\| \*\*total\*\* \| \| \*\*(\d+)\*\* \| (\d+) \| (\d+) \| (\d+) \|",
                       (DOCS / "coverage.md").read_text(encoding="utf-8"), re.M)
     entries, supported, unknown, unsupported = (f"{int(n):,}" for n in total.groups())
-    for text in (README, (DOCS / "rules.md").read_text(encoding="utf-8")):
-        flat = " ".join(text.split())
-        assert re.search(rf"{entries} (table )?entries \(.*{supported} \*?supported.*{unknown} "
-                         rf"\*?unknown.*{unsupported} \*?unsupported", flat)
+    flat = " ".join((DOCS / "rules.md").read_text(encoding="utf-8").split())
+    assert re.search(rf"{entries} entries \({supported} supported, {unknown} unknown, "
+                     rf"{unsupported} unsupported[;)]", flat)
+
+
+def test_the_readme_counts_the_rules_a_port_prints():
+    """Issue 49.6: the README gave the tables' entries (33,124; 10,288 supported) where a
+    run prints the rules in force (32,975; 10,287): a key two tables share counts once, a
+    name with no MUSA equivalent is no rule. The README gives what a port of a tree with
+    no rules of its own prints, and where the other figures come from."""
+    from musa_porting.rules import build_ruleset
+    from musa_porting.rules.project import status_counts
+
+    rs = build_ruleset()
+    rules = rs.rewriting()
+    counts = status_counts(rules)
+    unsupported = sum(1 for r in rs.rules.values() if r.value is None)
+    flat = " ".join(README.split())
+    assert re.search(rf"{len(rules):,} rules by default \(what a port prints: "
+                     rf".*{counts['supported']:,} \*supported\*.*{counts['unknown']:,} \*unknown\*"
+                     rf".*{unsupported:,} CUDA names with no MUSA equivalent", flat), \
+        (len(rules), counts, unsupported)
+    shown = "with {:,} rules ({:,} supported, {:,} unknown)".format(
+        len(rules), counts["supported"], counts["unknown"])
+    assert shown in (DOCS / "reports-and-ci.md").read_text(encoding="utf-8")
 
 
 def test_the_install_and_ci_lines_can_be_followed_today():
@@ -155,8 +186,13 @@ def test_the_install_and_ci_lines_can_be_followed_today():
     reports = (DOCS / "reports-and-ci.md").read_text(encoding="utf-8")
     started = (DOCS / "getting-started.md").read_text(encoding="utf-8")
     hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
-    for text in (README, reports, started):
-        assert not re.search(r"""pip install ['"]?musa-port(\[\w+\])?(?! @)['"]?(\s|$)""", text)
+    # Issue 49.1: the site's home page said `pip install musa-port`. Every page, every form
+    # (an extra, quotes, a backtick after it), but a name with "@ git+..." after it.
+    pages = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+             for p in sorted(DOCS.rglob("*.md"))}
+    for name, text in {"README.md": README, **pages}.items():
+        bare = re.search(r"""pip install ['"]?musa-port(\[[\w,]+\])?['"]?(?![\w.[-]|\s*@)""", text)
+        assert bare is None, f"{name}: {bare.group(0)} cannot work: musa-port is not on PyPI"
     install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
     assert "pip install ./musa-port" in install and "uv tool install" in install
     urls = re.findall(r"git\+([^\s\"'`]+)", install + reports + started)

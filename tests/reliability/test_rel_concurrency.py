@@ -104,9 +104,9 @@ def state_of_clean(src, dest):
 
 @pytest.mark.parametrize("name", ["blob.bin", "k.cu", "build.sh"])
 def test_a_file_that_vanishes_during_the_run_is_said_to_have_vanished(tmp_path, monkeypatch, name):
-    """Deleted after the walk listed it: the run stops, naming the file and saying it
-    vanished, with nothing written. It was "Permission denied" (issue 28 item 16)."""
-    from musa_porting.errors import PortError
+    """Deleted after the walk listed it: a finding names the file and says it vanished
+    (it was "Permission denied", issue 28 item 16); nothing is written for it, the rest
+    is ported (it stopped the run, issue 44)."""
     from musa_porting.tree import porter
     from musa_porting.tree.options import PortOptions
 
@@ -120,11 +120,13 @@ def test_a_file_that_vanishes_during_the_run_is_said_to_have_vanished(tmp_path, 
         yield from entries
 
     monkeypatch.setattr(porter, "walk", walk_then_delete)
-    with pytest.raises(PortError) as info:
-        porter.port_tree(PortOptions(str(src), str(tmp_path / "out"), jobs=1))
-    assert info.value.path == str(src / name)
-    assert "vanished" in info.value.message and "Permission" not in info.value.message
-    assert not (tmp_path / "out").exists()
+    result = porter.port_tree(PortOptions(str(src), str(tmp_path / "out"), jobs=1))
+    [(f, d)] = [(f, d) for f in result.files for d in f.diagnostics if d.id == "MP0004"]
+    assert f.rel == name and f.kind == "not-ported"
+    assert "vanished" in d.message and "Permission" not in d.message
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()
+                  if not p.name.startswith(".musa-port")) == ["keep.mu"]
+    assert temps(tmp_path) == []
 
 
 def test_a_file_that_vanishes_while_the_walk_lists_its_folder_is_not_in_the_tree(tmp_path,

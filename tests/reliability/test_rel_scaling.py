@@ -263,3 +263,46 @@ def test_arch_thresholds_among_comments_and_strings_cost_linear_time():
         assert len(threshold_edits(made[0], lexer.Lexed(made[0]))) == made[1]
 
     assert growth(edits, make, 1_000, 8_000) < linear(1_000, 8_000)
+
+
+def test_definitions_far_from_any_statement_boundary_cost_linear_time():
+    """Definitions with no ``;``, ``{`` or ``}`` before them (brace-less, hostile), a
+    ``(`` never closed, a ``>`` with no ``<``: each look back to a statement's start,
+    forward to a ``)`` or back to a ``<`` ran to the file's start or end, for every
+    name (issue 47 item 12: 180,000 such definitions took 25 s of CPU)."""
+    words = WordFinder(build_vocabulary())
+    target = WordFinder(build_vocabulary().reversed())
+    shapes = {b"int cudaVar%d = 1\n": 1, b"int cudaFn%d(\n": 0, b"x > cudaT%d = 1\n": 0,
+              b"} cudaW%d;\n": 1}
+    for unit, found in shapes.items():
+        def make(n: int) -> tuple[bytes, int]:
+            return b"".join(unit % i for i in range(n)), n * found  # noqa: B023
+
+        def index(made: tuple[bytes, int]) -> None:
+            assert len(scan_lexer(made[0], words, target).defs) == made[1], unit  # noqa: B023
+
+        assert growth(index, make, 1_000, 8_000) < linear(1_000, 8_000), unit
+
+
+def test_learning_a_forks_names_costs_linear_time():
+    """``--base-from`` pairs the lines of OLD_SRC with the fork's by their shape (the
+    line with its names blanked): a file of same-shaped lines was compared every line
+    with every line (issue 47 item 11: 4,000 lines took 3 s, 16,000 lines 40 s). The
+    fork inserted a line of its own and dropped one: every other line still pairs, with
+    its own counterpart (it paired the first line with the 250th)."""
+    from musa_porting.merge.learn import pairs
+
+    def make(n: int) -> tuple[bytes, bytes, int]:
+        old = [b"launch_cuda_%d(stream%d, cudaArg%d);" % (i, i, i) for i in range(n)]
+        fork = [line.replace(b"cuda", b"mt") for line in old]
+        fork.insert(n // 2, b"// MUSA: hand fix")
+        del fork[n // 3]
+        return b"\n".join(old), b"\n".join(fork), 3 * (n - 1)
+
+    def learn(made: tuple[bytes, bytes, int]) -> None:
+        old, fork, expected = made
+        found = pairs(old, fork)
+        assert len(found) == expected  # each line with its own counterpart, at any offset
+        assert all(name.replace("cuda", "mt") == theirs for name, theirs in found)
+
+    assert growth(learn, make, 500, 4_000) < linear(500, 4_000)

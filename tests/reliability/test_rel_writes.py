@@ -4,6 +4,7 @@ was, with no temp file. Issue 19, items 1-6 and 12."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -298,15 +299,25 @@ def test_a_read_only_output_folder(as_user, where):
 
 @pytest.mark.parametrize("what", ["file", "folder", "unsearchable"])
 def test_unreadable_input(as_user, what):
+    """One input that cannot be read is a finding naming it (MP0004), exit 0; the rest
+    is ported, and a re-run once it is readable ports it alone. (It stopped the run with
+    nothing written, issue 44.)"""
     user, base = as_user
     src = make_tree(base / "s", {"a.cu": "cudaStream_t s;\n", "d/b.cu": "int b;\n"})
     target = {"file": src / "d/b.cu", "folder": src / "d", "unsearchable": src / "d"}[what]
     os.chmod(target, {"file": 0o000, "folder": 0o000, "unsearchable": 0o444}[what])
+    report = base / "r.json"
     try:
-        line = one_error(cli(src, "-q", **user))
-        assert line.startswith(f"error: {target}: "), line
-        assert "Permission denied" in line
-        assert not (base / "s_musa").exists()
+        proc = cli(src, "-q", "--report-json", report, **user)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        [found] = [d for d in json.loads(report.read_text())["diagnostics"] if d["id"] == "MP0004"]
+        assert found["source_file"] == target.relative_to(src).as_posix()
+        assert "Permission denied" in found["message"] and found["level"] == "error"
+        out = base / "s_musa"
+        assert (out / "a.mu").read_text() == "musaStream_t s;\n" and not (out / "d/b.mu").exists()
     finally:
         os.chmod(target, 0o755)
+    ported = state(out, with_mtime=True)[b"a.mu"]
+    assert cli(src, "-q", **user).returncode == 0
+    assert (out / "d/b.mu").read_text() == "int b;\n" and state(out, with_mtime=True)[b"a.mu"] == ported
 

@@ -263,8 +263,8 @@ def test_progress_bar_only_on_a_terminal():
     ("#if CUDA_VERSION >= 12080", [("MP2003", "MUSA_VERSION >= 12080")]),
     # An arch threshold takes the MUSA value and is reported as that choice (issue 26);
     # an equality with one CUDA arch has no MUSA counterpart: a hazard.
-    ("#if __CUDA_ARCH__ < 800", [("MP3104", "800")]),
-    ("#if 800 <= __CUDA_ARCH__", [("MP3104", "800")]),
+    ("#if __CUDA_ARCH__ < 800", [("MP2008", "800")]),
+    ("#if 800 <= __CUDA_ARCH__", [("MP2008", "800")]),
     ("#if __CUDA_ARCH__ == 750", [("MP2003", "__MUSA_ARCH__ == 750")]),
     ("#if MY_CUDA_VERSION >= 3", []),
     ('// asm volatile("x"); 0xffffffff', []),
@@ -278,3 +278,24 @@ def test_hazards(tmp_path, code, found):
     diags = json.loads(out.read_text())["diagnostics"]
     assert [(d["id"], d["text"]) for d in diags
             if d["id"].startswith("MP2") or d["id"] == "MP3104"] == found
+
+
+def test_an_arch_number_in_a_source_is_a_version_check_with_advice_for_sources(tmp_path):
+    """Issue 49.3: an arch number compared with __CUDA_ARCH__ in a .muh was MP3104, a
+    build-file finding whose advice (pass --arch) does not fit a source. Its finding is
+    now of the version checks, with a source's advice; a build file's arch stays MP3104."""
+    from musa_porting.analyze.checks import CHECKS
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cuh").write_text("#if __CUDA_ARCH__ < 700\n#endif\n")
+    (src / "Makefile").write_text("k.o: k.cu\n\tnvcc -arch=sm_80 -c k.cu\n")
+    out = tmp_path / "r.json"
+    run_cli(src, "--report-json", out, check=0)
+    diags = {d["file"]: d for d in json.loads(out.read_text())["diagnostics"]
+             if d["id"] in ("MP2008", "MP3104")}
+    source, build = diags["k.muh"], diags["Makefile"]
+    assert (source["id"], CHECKS["MP2008"].family) == ("MP2008", "version-checks")
+    assert "--arch" not in source["message"] and "--arch" not in CHECKS["MP2008"].instead
+    assert "__MUSA_ARCH__" in source["message"]
+    assert build["id"] == "MP3104" and "--arch" in build["message"]

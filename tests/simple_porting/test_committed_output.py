@@ -88,3 +88,52 @@ def test_outside_git_it_stops_as_before(tmp_path, monkeypatch):
     with pytest.raises(PortError, match="not in a git repository.*force=True"):
         SimplePorting("csrc", quiet=True).run()
     assert (tmp_path / "csrc_musa/a.mu").read_text() == "mine\n"
+
+
+# -- issue 47 items 2 and 5: the check's git runs nothing the repository names, and a git
+# that fails cannot say "unchanged" -----------------------------------------------------
+
+def test_the_check_runs_nothing_the_repository_configuration_names(project):
+    """A project shipped with ``core.fsmonitor`` set to a command: git status would run
+    it. The check's git must not (it goes through the hardened runner)."""
+    marker = project / "PWNED"
+    hook = project / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    git(project, "config", "core.fsmonitor", str(hook))
+    git(project, "config", "filter.evil.clean", f"touch {marker}; cat")
+    (project / ".gitattributes").write_text("*.mu filter=evil\n")
+    SimplePorting("csrc", quiet=True).run()
+    assert not marker.exists()
+    assert "/* hand fix */" not in (project / "csrc_musa/a.mu").read_text()  # the check passed
+
+
+def test_a_git_that_cannot_tell_refuses(project):
+    """A damaged index: ``git status`` fails. That is not "nothing changed": the call
+    stops, naming the file and force=True, and the uncommitted hand fix stays."""
+    (project / "csrc_musa/a.mu").write_text("void a() { /* new hand fix */ }\n")
+    (project / ".git/index").write_bytes(b"DIRC\0\0\0\2garbage")
+    with pytest.raises(PortError) as e:
+        SimplePorting("csrc", quiet=True).run()
+    assert "git" in e.value.message and "force=True" in e.value.message
+    assert e.value.path.endswith("a.mu")
+    assert (project / "csrc_musa/a.mu").read_text() == "void a() { /* new hand fix */ }\n"
+
+
+def test_a_git_status_that_times_out_refuses(project, monkeypatch):
+    """``git status`` over its time limit says nothing about the files either."""
+    import musa_porting.simple.committed as committed
+
+    real = committed.run_git
+
+    def slow_status(folder, *args, **kw):
+        if args[0] == "status":
+            raise subprocess.TimeoutExpired(["git", *args], kw["timeout"])
+        return real(folder, *args, **kw)
+
+    monkeypatch.setattr(committed, "run_git", slow_status)
+    (project / "csrc_musa/a.mu").write_text("void a() { /* new hand fix */ }\n")
+    with pytest.raises(PortError, match=r"git status` took over 120 s.*force=True") as e:
+        SimplePorting("csrc", quiet=True).run()
+    assert e.value.path.endswith("a.mu")
+    assert (project / "csrc_musa/a.mu").read_text() == "void a() { /* new hand fix */ }\n"

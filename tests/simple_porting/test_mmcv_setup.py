@@ -45,9 +45,12 @@ def _stubs() -> dict[str, types.ModuleType]:
         return m
 
     never = types.SimpleNamespace(is_available=lambda: False)
+    # torch_musa's module has MUSAExtension and BuildExtension, not CppExtension: torch's
     ext = module("torch_musa.utils.musa_extension", BuildExtension=type("BuildExtension", (), {}),
-                 MUSAExtension=type("MUSAExtension", (_Extension,), {}),
-                 CppExtension=type("CppExtension", (_Extension,), {}))
+                 MUSAExtension=type("MUSAExtension", (_Extension,), {}))
+    torch_ext = module("torch.utils.cpp_extension", ROCM_HOME=None,
+                       CppExtension=type("CppExtension", (_Extension,), {}))
+    torch_utils = module("torch.utils", __path__=[], cpp_extension=torch_ext)
 
     class DistributionNotFound(Exception):
         pass
@@ -58,7 +61,10 @@ def _stubs() -> dict[str, types.ModuleType]:
     recorded: dict = {}
     return {
         "torch": module("torch", __version__="2.1.0", version=types.SimpleNamespace(hip=None),
-                        musa=never, cuda=never, backends=types.SimpleNamespace(mps=never)),
+                        musa=never, cuda=never, backends=types.SimpleNamespace(mps=never),
+                        __path__=[], utils=torch_utils),
+        "torch.utils": torch_utils,
+        "torch.utils.cpp_extension": torch_ext,
         "torch_musa": module("torch_musa", __path__=[]),
         "torch_musa.utils": module("torch_musa.utils", __path__=[], musa_extension=ext),
         "torch_musa.utils.musa_extension": ext,
@@ -101,7 +107,8 @@ def test_musa_port_on_the_whole_sdist(sdist, monkeypatch):
     run_cli(sdist, "--ignore", ignores, "--rule", MMCV_RULES_JSON, check=0)
     out = sdist.parent / "mmcv-2.2.0_musa"
     setup = (out / "setup.py").read_text()
-    assert "from torch_musa.utils.musa_extension import CppExtension, MUSAExtension" in setup
+    assert ("from torch_musa.utils.musa_extension import MUSAExtension\n"
+            "        from torch.utils.cpp_extension import CppExtension\n") in setup
     assert "os.getenv(\n                'FORCE_MUSA', '0') == '1'" in setup
     # in the ported project the tree keeps its folder name; its files are .mu
     _check(_extensions(out / "setup.py", monkeypatch), out / CSRC, out)

@@ -21,6 +21,11 @@ def port(src: Path, out: Path, **kw):
     return result, texts
 
 
+def input_findings(result, cid: str) -> list[str]:
+    """The messages of the run's findings ``cid`` about single inputs (twins, names taken)."""
+    return [d.message for f in result.files for d in f.diagnostics if d.id == cid]
+
+
 def copy_case(name: str, tmp_path: Path) -> Path:
     dst = tmp_path / name
     shutil.copytree(CASES / name / "src", dst)
@@ -123,8 +128,8 @@ def test_a_cuda_file_beside_its_hand_written_musa_file_is_left_for_it(tmp_path):
     assert out["foo_musa.mu"] == (src / "foo_musa.cu").read_text()
     assert set(out) == {"foo_musa.mu", "bar_musa.cpp"}
     assert out["bar_musa.cpp"] == '#include "foo_musa.mu"\nvoid bar_musa() { foo_musa(); }\n'
-    assert any("foo_cuda.cu: not ported: foo_musa.cu beside it is its MUSA version" in w
-               for w in result.warnings)
+    assert any("foo_cuda.cu: not ported: foo_musa.cu beside it is its MUSA version" in m
+               for m in input_findings(result, "MP0002"))
 
 
 def test_a_musa_header_that_includes_its_cuda_twin_still_finds_it(tmp_path):
@@ -136,7 +141,8 @@ def test_a_musa_header_that_includes_its_cuda_twin_still_finds_it(tmp_path):
     result, out = port(src, tmp_path / "out")
     assert out["k.muh"] == (src / "k.muh").read_text()
     assert out["k.cuh"] == "inline int k() { return 1; }\n"
-    assert any("k.cuh: ported as k.cuh: k.muh includes it" in w for w in result.warnings)
+    assert any("k.cuh: ported as k.cuh, not k.muh: k.muh includes it" in m
+               for m in input_findings(result, "MP0001"))
 
 
 def _snapshot(root: Path, but: Path) -> dict[str, tuple[bytes, int]]:
@@ -184,8 +190,8 @@ def test_a_backend_folder_begun_by_hand_keeps_the_porters_files(tmp_path):
     assert (hand.read_bytes(), hand.stat().st_mtime_ns) == written
     assert '#include "musa_backend.h"' in out["musa_backend.mu"]
     assert "cuda_backend.h" in result.ignored
-    assert any("cuda_backend.h: not ported: musa_backend.h in the output is its MUSA version" in w
-               for w in result.warnings)
+    assert any("cuda_backend.h: not ported: musa_backend.h in the output is its MUSA version" in m
+               for m in input_findings(result, "MP0002"))
 
 
 def test_an_output_beside_the_source_that_is_not_its_backend_twin_scans_nothing(tmp_path):

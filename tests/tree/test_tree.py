@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import make_tree, run_cli, snapshot
 
-from musa_porting import PortError, PortOptions, port_tree
+from musa_porting import PortOptions, port_tree
 from musa_porting.write.manifest import MANIFEST_NAME
 
 
@@ -118,12 +118,16 @@ def test_ignore_anchored_path(tree):
     assert not (out / "common/mlu").exists() and (out / "other/common/mlu/y.mu").exists()
 
 
-def test_rename_collision_is_an_error(tree):
+def test_a_rename_collision_keeps_the_second_file_under_its_own_name(tree):
     # .cu and .cuh both renamed to .mu (a caller's extension map): two inputs, one output.
+    # It stopped the run (issue 44): now the first keeps the name, the other its own.
     (tree / "a.cuh").write_text("// header\n")
-    with pytest.raises(PortError, match=r"both a\.cu and a\.cuh would be written to a\.mu"):
-        port(tree, renames={".cu": ".mu", ".cuh": ".mu"})
-    assert not (tree.parent / "csrc_musa").exists()
+    r = port(tree, renames={".cu": ".mu", ".cuh": ".mu"})
+    out = tree.parent / "csrc_musa"
+    assert (out / "a.mu").read_text().endswith("cudaMalloc(&p, 4); }\n".replace("cuda", "musa"))
+    assert (out / "a.cuh").read_text() == "// header\n"
+    [(f, d)] = [(f, d) for f in r.files for d in f.diagnostics if d.id == "MP0001"]
+    assert f.rel == f.out_rel == "a.cuh" and "a.cu has that name" in d.message
 
 
 def test_include_dirs_and_unresolved_includes(tree):
@@ -296,12 +300,15 @@ def make_unreadable(monkeypatch, suffix: str) -> None:
     monkeypatch.setattr(os, "open", guarded_os_open)
 
 
-def test_unreadable_file_is_an_error_and_nothing_is_written(tree, monkeypatch):
+def test_an_unreadable_file_is_a_finding_and_nothing_is_written_for_it(tree, monkeypatch):
+    # It stopped the run with nothing written (issue 44: one input never does).
     make_unreadable(monkeypatch, "k.cuh")
-    with pytest.raises(PortError) as info:
-        port(tree)
-    assert str(info.value) == f"{tree / 'k.cuh'}: cannot read: Permission denied"
-    assert not (tree.parent / "csrc_musa").exists()
+    r = port(tree)
+    out = tree.parent / "csrc_musa"
+    assert not (out / "k.muh").exists() and (out / "a.mu").is_file()
+    [(f, d)] = [(f, d) for f in r.files for d in f.diagnostics if d.id == "MP0004"]
+    assert (f.rel, f.kind, d.level) == ("k.cuh", "not-ported", "error")
+    assert d.message == "k.cuh: not ported: cannot read: Permission denied; nothing is written at k.muh"
 
 
 def test_source_tree_is_never_modified(tree):
@@ -348,16 +355,18 @@ def test_jobs_1_and_4_give_identical_trees_and_reports(tmp_path):
     assert reports[0]["totals"]["files_scanned"] >= 64
 
 
-def test_failed_re_run_leaves_the_previous_output_as_it_was(tree, monkeypatch):
+def test_a_re_run_with_an_unreadable_input_keeps_its_last_output(tree, monkeypatch):
+    # It stopped the run, the output as it was (issue 44: the rest is ported now).
     port(tree)
     out = tree.parent / "csrc_musa"
     before = snapshot(out)
-    (tree / "a.cu").write_text("cudaFree(p);\n")  # would change a.mu
+    (tree / "a.cu").write_text("cudaFree(p);\n")  # changes a.mu
     (tree / "sub/b.cpp").write_text("int x;\n")
     make_unreadable(monkeypatch, "sub/b.cpp")
-    with pytest.raises(PortError, match="b.cpp: cannot read"):
-        port(tree, jobs=1)
-    assert snapshot(out) == before
+    r = port(tree, jobs=1)
+    after = snapshot(out)
+    assert after["sub/b.cpp"] == before["sub/b.cpp"] and after["a.mu"][1] == b"musaFree(p);\n"
+    assert [f.rel for f in r.files for d in f.diagnostics if d.id == "MP0004"] == ["sub/b.cpp"]
 
 
 def test_small_files_share_their_manifest_entries(tmp_path):

@@ -13,6 +13,11 @@ from __future__ import annotations
 from .model import Check, Family
 
 FAMILIES: dict[str, Family] = {f.key: f for f in (
+    Family("inputs", "Inputs set aside",
+           "One input the run could not port as the rest: two inputs that want one output "
+           "path, a MUSA version the tree already has, a name the file system cannot hold, "
+           "a file that cannot be read or that musa-port failed on. The rest of the tree is "
+           "ported; each finding names the paths involved."),
     Family("residuals", "Residuals",
            "CUDA names and headers the port left in the code, and the MUSA names of unknown "
            "status it wrote."),
@@ -45,9 +50,9 @@ FAMILIES: dict[str, Family] = {f.key: f for f in (
 
 
 def _all() -> dict[str, Check]:
-    from . import build, device, features, library, names, python
+    from . import build, device, features, inputs, library, names, python
 
-    checks = [*names.CHECKS, *device.CHECKS, *features.CHECKS, *library.CHECKS, *build.CHECKS,
+    checks = [*inputs.CHECKS, *names.CHECKS, *device.CHECKS, *features.CHECKS, *library.CHECKS, *build.CHECKS,
               *python.CHECKS]
     return {c.id: c for c in sorted(checks, key=lambda c: c.id)}
 

@@ -32,10 +32,8 @@ CHECKS = (
     Check("MP3104", "gpu-arch", "warning", False,
           "An NVIDIA arch (`-arch=sm_XX`, `-gencode`, `CMAKE_CUDA_ARCHITECTURES`, "
           "`TORCH_CUDA_ARCH_LIST`, in a build file or a setup.py) became the MUSA arches of "
-          "`--arch`, or a CUDA arch number compared with `__CUDA_ARCH__` became the MUSA value "
-          "musa-port's table gives (`>= 800` is `>= 220`, `>= 900` is `>= 310`, as Moore Threads' "
-          "own code compares `__MUSA_ARCH__`): sm numbers do "
-          "not map 1:1 to MUSA arches.", "nvcc -arch=sm_80 k.cu", family=_FAMILY,
+          "`--arch`: sm numbers do not map 1:1 to MUSA arches. (An arch number compared with "
+          "`__CUDA_ARCH__` in a source is MP2008.)", "nvcc -arch=sm_80 k.cu", family=_FAMILY,
           why="mp_21 is MTT S80/S3000, mp_22 S4000, mp_31 S5000; the sm number says nothing "
               "about which of them you build for.",
           instead="Pass the arches you target with `--arch` (mp_21, mp_22, mp_31)."),

@@ -26,6 +26,7 @@ CHECKS = (
           "keep working (a full mask passed to a `*_sync` call, lane ids, shuffles of width 32 "
           "and `tiled_partition<32>` within groups of 32 lanes) are one note per file.",
           "unsigned vote = __ballot_sync(0xffffffff, p);", family="warp-size", device=True,
+          lower="a 32-lane idiom keeps working in a 128-lane warp (one note per file)",
           why="MUSA warps are 128 lanes wide on mp_21 and mp_22 (32 on mp_31). A 128-lane warp "
               "holds four groups of 32 lanes, so a warp-level step that stays in its group "
               "computes the same; but a ballot of 128 lanes does not fit in 32 bits, a full "
@@ -49,6 +50,18 @@ CHECKS = (
           instead="Compare with MUSA's numbers: a CUDA arch `>= 800` corresponds to "
                   "`__MUSA_ARCH__ >= 220`, `>= 900` to `>= 310`; test `__MUSACC__` or MUSA "
                   "releases instead of nvcc versions.",
+          fixed="#if __MUSA_ARCH__ >= 220"),
+    Check("MP2008", "arch-number", "warning", False,
+          "A CUDA arch number ordered against `__CUDA_ARCH__` in a source became the MUSA value "
+          "of musa-port's table (`>= 800` is `>= 220`, `>= 900` is `>= 310`, below 800 every "
+          "MUSA arch), as Moore Threads' own code (MUTLASS, torch_musa) compares "
+          "`__MUSA_ARCH__`.", "#if __CUDA_ARCH__ >= 800", family="version-checks",
+          why="`__MUSA_ARCH__` is 210, 220 or 310 (mp_21, mp_22, mp_31): a CUDA number kept "
+              "beside it selects the other branch on every MUSA GPU, and the table's choice of "
+              "MUSA arch for a CUDA threshold is a judgement, not a fact of either platform.",
+          instead="Read the branch the MUSA value selects and check that its code suits the "
+                  "MUSA GPUs you build for (mp_21 is MTT S80/S3000, mp_22 MTT S4000, mp_31 "
+                  "MTT S5000); write the threshold your code needs if it is another one.",
           fixed="#if __MUSA_ARCH__ >= 220"),
     Check("MP2004", "block-size", "warning", False,
           "A thread block of a constant size that is not a multiple of 128 (`<<<g, 32>>>`, "

@@ -22,6 +22,14 @@ class Check:
     instead: str = ""  # what to do, or to write instead
     fixed: str = ""  # the example, ported by hand (optional)
     device: bool = False  # a device-code hazard: never reported in host-only code
+    # Where some of its findings are reported at note level, what they are (MP2002: the
+    # 32-lane idioms a 128-lane warp keeps): the heading says "warning, or note where ...".
+    lower: str = ""
+
+    @property
+    def levels(self) -> str:
+        """The level a reader is told: the check's, and where some findings are notes."""
+        return f"{self.level}, or note where {self.lower}" if self.lower else self.level
 
 
 @dataclass(frozen=True)

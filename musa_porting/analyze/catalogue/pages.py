@@ -32,7 +32,8 @@ def catalogue_table() -> str:
     rows = ["| ID | name | family | level | what | example |", "|---|---|---|---|---|---|"]
     for c in CHECKS.values():
         example = c.example.replace("`", "")
-        rows.append(f"| [{c.id}]({c.family}.md#{c.id.lower()}) | {c.name} | {c.family} | {c.level} | "
+        level = c.level + (" / note" if c.lower else "")
+        rows.append(f"| [{c.id}]({c.family}.md#{c.id.lower()}) | {c.name} | {c.family} | {level} | "
                     f"{_cell(c.description)} | `{_cell(example)}` |")
     return "\n".join(rows) + "\n"
 
@@ -57,7 +58,7 @@ def family_page(key: str) -> str:
         scope = ("device code only (not host-only code)" if c.device
                  else "host and device code" if c.family not in ("build-files", "python") else "")
         out += [f"## {c.id} {c.name} {{#{c.id.lower()}}}", "",
-                f"*{kind}{c.level}*" + (f" · reported in {scope}" if scope else ""), "", body, ""]
+                f"*{kind}{c.levels}*" + (f" · reported in {scope}" if scope else ""), "", body, ""]
     return "\n".join(out)
 
 

@@ -53,4 +53,20 @@ CHECKS = (
           instead="Import the package and use the attribute: `import torch_musa` then "
                   "`torch.musa.amp.autocast(...)`.",
           fixed="import torch_musa  # then torch.musa.amp.autocast(...)"),
+    Check("MP4009", "cuda-probe", "warning", False,
+          "A probe of the CUDA build or toolkit that has no MUSA value: `torch.version.cuda` "
+          "(None on a MUSA build of torch), `torch.backends.cuda` (CUDA's backend switches), "
+          "`nvcc --version` run to read CUDA's release, torch.utils.cpp_extension's "
+          "`_find_cuda_home()` and `CUDNN_HOME`. Probes with a MUSA counterpart are "
+          "ported instead: `torch.cuda.is_available()` -> `torch.musa.is_available()`, "
+          "`CUDA_HOME` -> torch_musa's `MUSA_HOME`.",
+          "cuda_version = torch.version.cuda.replace('.', '')", family=_FAMILY,
+          why="torch_musa's public names (torch.musa's list, torch_musa.utils.musa_extension) "
+              "have no MUSA toolkit version and no torch.backends.cuda counterpart: the probe "
+              "quietly answers 'no CUDA' on a MUSA machine (a build that skips its GPU code), "
+              "or fails where its value is used as a string.",
+          instead="Test `torch.musa.is_available()` for the device; take a toolkit version "
+                  "from the MUSA install (`MUSA_HOME`) if the code needs one; drop CUDA "
+                  "backend switches or set the torch_musa ones.",
+          fixed="with_musa = torch.musa.is_available()"),
 )

@@ -22,7 +22,7 @@ def help_page(c: Check) -> str:
 
 def _heading(c: Check) -> str:
     kind = "residual, " if c.residual else ""
-    return f"{c.id} {c.name} ({kind}{c.level}; {FAMILIES[c.family].title})"
+    return f"{c.id} {c.name} ({kind}{c.levels}; {FAMILIES[c.family].title})"
 
 
 def plain(text: str) -> str:
@@ -53,7 +53,7 @@ def explain_text(c: Check, width: int = 88) -> str:
 
 def explain_markdown(c: Check) -> str:
     """The long help of one finding in Markdown (SARIF ``help.markdown``, the docs)."""
-    out = [f"**{c.id} {c.name}** ({c.level}; {FAMILIES[c.family].title})", "", c.description]
+    out = [f"**{c.id} {c.name}** ({c.levels}; {FAMILIES[c.family].title})", "", c.description]
     if c.why:
         out += ["", "**Why it matters.** " + c.why]
     out += ["", "**Example**", "", "```cuda" if c.family not in ("build-files", "python")
@@ -73,5 +73,5 @@ def sarif_help(c: Check) -> dict:
 
 def help_all_rows() -> list[tuple[str, str]]:
     """(term, text) of every finding, for ``--help-all``."""
-    return [(f"{c.id} {c.name}", f"{c.level}, {FAMILIES[c.family].title.lower()}: "
+    return [(f"{c.id} {c.name}", f"{c.levels}; {FAMILIES[c.family].title.lower()}: "
                                  f"{plain(c.description)}") for c in CHECKS.values()]

@@ -7,8 +7,8 @@ meaning (``>= 800`` is false on every MUSA GPU). musa-port's own table says what
 threshold stands for (Moore Threads' own code, MooreThreads/mutlass and torch_musa,
 compares ``__MUSA_ARCH__`` with 220 and 310): ``>= 800`` in CUDA terms is ``>= 220``,
 ``>= 900`` is ``>= 310``; below 800 every MUSA arch qualifies (210, mp_21, the first).
-Each number compared with the macro in code is rewritten so, and each choice is reported (MP3104), as nvcc's
-``-arch`` is in build files: sm numbers do not map 1:1.
+Each number compared with the macro in code is rewritten so, and each choice is reported
+(MP2008), as nvcc's ``-arch`` is in build files (MP3104): sm numbers do not map 1:1.
 """
 
 from __future__ import annotations

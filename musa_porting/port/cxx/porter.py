@@ -6,6 +6,7 @@ any process and be tested without a tree.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
@@ -21,6 +22,11 @@ from .messages import MessageWords
 from .project_names import ProjectNames
 
 INCLUDE_FAMILY = "includes"
+# The headers of the CUDA libraries MUSA keeps under their own names (muThrust, muAlg and
+# libcu++: <thrust/...>, <cub/cub.cuh>, <cuda/std/atomic>, <cuda/barrier>, <nv/target>):
+# a rule for a part of a name (the manual's ".cuh -> .muh") does not rewrite their
+# includes; a rule for the whole include still does. (tree/vendored.py knows their copies.)
+KEPT_LIBRARY_HEADER = re.compile(r"(?:thrust|cub)/|cuda/std/|cuda/[a-z_]+$|nv/target$")
 
 # Lets a caller decide, per include target, whether it is a file of the tree and
 # what it becomes: returns the new target text, or None when it is not in the tree.
@@ -84,6 +90,7 @@ def port_bytes(
     protected = lexed.markers
     fixed = []
     out_of_tree = []
+    kept = []  # includes of CUB, Thrust and libcu++: no rule of a part of the name
     headers = matcher.headers
     for inc in incs:
         new = include_mapper(inc.target) if include_mapper is not None else None
@@ -100,16 +107,16 @@ def port_bytes(
             fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
             continue
         out_of_tree.append(inc)
-        if headers:
-            # A header rule matches the whole target with its delimiters: "<cuda.h>".
-            whole = data[inc.start - 1:inc.end + 1]
-            hit = headers.get(whole)
-            if hit is not None:
-                fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
+        # A header rule matches the whole target with its delimiters: "<cuda.h>".
+        hit = headers.get(data[inc.start - 1:inc.end + 1]) if headers else None
+        if hit is not None:
+            fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
+        elif not text_rules and KEPT_LIBRARY_HEADER.match(inc.target):
+            kept.append((inc.start, inc.end))
 
     # The whole include target, delimiters included: header keys carry them ("<cuda.h>").
     holes = lexer.merge_spans([(i.start - 1, i.end + 1) for i in incs])
-    excluded = list(protected)
+    excluded = list(protected) + kept
     if skip:
         spans = [(s, e) for s, e, kind in lexed.typed if kind in skip]
         excluded.extend(lexer.subtract_spans(lexer.merge_spans(spans), holes))

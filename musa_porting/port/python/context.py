@@ -7,9 +7,13 @@ rewriter: a port with no Python statement to rewrite never pays for it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...rules.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from .modules import ModuleTree
 
 
 @dataclass
@@ -22,3 +26,13 @@ class RewriteContext:
     arches: tuple[str, ...] = ("mp_22",)  # --arch: what nvcc's arch flags become
     # The names that are torch.distributed in the file (dist), and Backend if imported.
     distributed: frozenset[str] = frozenset({"torch.distributed"})
+    # The tree's Python modules (None: no module of it was renamed) and the file's path
+    # in it; what the file's imports bound to them (name -> module path), and the names
+    # an ``import a.b`` binds that the port renamed (a -> its new name).
+    modules: ModuleTree | None = None
+    module_file: str = ""
+    module_bindings: dict[str, str] = field(default_factory=dict)
+    renamed_heads: dict[str, str] = field(default_factory=dict)
+    # The dotted names that are torch.utils.cpp_extension in the file.
+    extension_modules: frozenset[str] = frozenset({"torch.utils.cpp_extension"})
+    extension_star: bool = False  # it has `from torch_musa.utils.musa_extension import *`

@@ -17,10 +17,20 @@ from ...analyze import python_findings as pf
 from . import names as n
 
 GAP = rb"(?:[ \t\f]|\\(?:\r\n?|\n))*"  # what may stand between tokens of one line
-_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + GAP + rb"\." + GAP + rb"[A-Za-z_]\w*)*")
+DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + GAP + rb"\." + GAP + rb"[A-Za-z_]\w*)*")
 WORD = re.compile(rb"[A-Za-z_]\w*")
 _FROM = re.compile(rb"from" + GAP + rb"(?:\." + GAP + rb")*")  # up to the module's name
 _AS_NAME = re.compile(GAP + rb"as" + GAP + rb"([A-Za-z_]\w*)")
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``torch.cuda.amp`` for that chain of attributes, None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 class Misplaced(Exception):
@@ -44,7 +54,7 @@ class ImportRewrites:
     def _chain(self, start: int, name: str) -> int:
         """An import's dotted ``name`` written at ``start``, through the rules for names
         and attributes, part by part; returns its end."""
-        m = _DOTTED.match(self.src, start)
+        m = DOTTED.match(self.src, start)
         if m is None or re.sub(rb"\s|\\", b"", m.group()) != name.encode("utf-8"):
             raise Misplaced(name)
         parts = list(WORD.finditer(self.src, start, m.end()))
@@ -68,6 +78,8 @@ class ImportRewrites:
                 self._replace(start, start + len("pynvml"), "pymtml" + bound, n.PYMTML)
             elif _attribute_module(alias.name) is None:
                 self._alias_names(alias)
+                if self.ctx.modules is not None:
+                    self._tree_import(alias)
             else:
                 self._attribute_import(node, alias)
 
@@ -78,7 +90,7 @@ class ImportRewrites:
         head = _attribute_module(alias.name)
         rest = alias.name[len(head) + 1:] if head is not None else ""  # type: ignore[arg-type]
         start, end = self.span(alias)
-        m = _DOTTED.match(self.src, start)
+        m = DOTTED.match(self.src, start)
         if m is None:
             raise Misplaced(alias.name)
         alone = len(node.names) == 1
@@ -125,7 +137,7 @@ class ImportRewrites:
             elif attr_module is None:
                 module_span = (at, self._chain(at, node.module))
             elif module == "torch.cuda":  # torch.musa is the torch_musa package
-                m = _DOTTED.match(self.src, at)
+                m = DOTTED.match(self.src, at)
                 if m is None:
                     raise Misplaced(node.module)
                 self._replace(at, m.end(), "torch_musa", n.TORCH_MUSA_MODULE)
@@ -134,8 +146,11 @@ class ImportRewrites:
         if not star:
             for alias in node.names:
                 self._from_alias(alias, module, count)
-        if module == "torch.utils" and count == 1 and node.names[0].name == "cpp_extension":
-            self._replace(*module_span, "torch_musa.utils", n.CPP_EXTENSION)  # type: ignore[misc]
+        if module == "torch.utils.cpp_extension" and module_span is not None:
+            self._extension_import(node, module_span)
+        if self.ctx.modules is not None:
+            self._tree_import_from(node, module_span[0] if module_span else (
+                _FROM.match(self.src, self.span(node)[0]).end() if node.module else None))  # type: ignore[union-attr]
 
     def _from_alias(self, alias: ast.alias, module: str | None, count: int) -> None:
         start = self.span(alias)[0]
@@ -149,12 +164,14 @@ class ImportRewrites:
             new, rule = "musa", n.ATTRIBUTE_IMPORT
         elif module == "torch.backends" and name == "cudnn":
             new, rule = "mudnn", n.MUDNN_IMPORT
-        elif module == "torch.utils" and name == "cpp_extension" and count == 1:
-            new, rule = "musa_extension", n.CPP_EXTENSION
         elif module == "torch.distributed" and name == "is_nccl_available":
             new, rule = "is_mccl_available", n.IS_NCCL
         elif module == "torch.cuda" and name == "nccl":
             new, rule = "mccl", n.NCCL_MODULE
+        elif module in ("torch.version", "torch.backends") and name == "cuda":
+            self._find(pf.cuda_probe(f"{module}.cuda"))
+        elif module == "torch.utils.cpp_extension" and name in pf.EXTENSION_PROBES:
+            self._find(pf.cuda_probe(name))
         else:
             if module == "torch.cuda" and name not in self.ctx.torch_musa_names:
                 self.findings.append(pf.unknown_torch_name(name))

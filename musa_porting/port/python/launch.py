@@ -21,9 +21,19 @@ def imports_torch_musa(lx: Lexed) -> bool:
     return any(lx.in_code(m.start()) for m in _HAS_TORCH_MUSA.finditer(lx.data))
 
 
-def insertion(lx: Lexed) -> tuple[int, bytes] | None:
-    """Where ``import torch_musa`` goes (offset, bytes to insert): on the line after the
-    first ``import torch`` statement, with its indentation. None when there is none."""
+def imports_module(lx: Lexed, module: str, star: bool = False) -> bool:
+    """The file has ``import <module>`` (a dotted name) in its code, or with ``star``
+    ``from <module> import *``."""
+    dotted = r"[ \t]*\.[ \t]*".join(map(re.escape, module.split("."))).encode()
+    pattern = (rb"\bfrom[ \t]+" + dotted + rb"[ \t]+import[ \t]+\*" if star
+               else rb"\bimport[ \t]+" + dotted + rb"(?![\w.])")
+    return any(lx.in_code(m.start()) for m in re.finditer(pattern, lx.data))
+
+
+def insertion(lx: Lexed, line: str = LINE) -> tuple[int, bytes] | None:
+    """Where ``line`` (``import torch_musa``) goes (offset, bytes to insert): on the
+    line after the first ``import torch`` statement, with its indentation. None when
+    there is none."""
     data = lx.data
     for m in _IMPORT_TORCH.finditer(data):
         if not lx.in_code(m.start()):
@@ -34,18 +44,18 @@ def insertion(lx: Lexed) -> tuple[int, bytes] | None:
             continue  # not a statement of its own (an inline body), or not torch
         nl = b"\r\n" if data[:end].endswith(b"\r\n") else b"\n"
         if not data[:end].endswith(b"\n"):
-            return end, nl + indent + LINE.encode()
-        return end, indent + LINE.encode() + nl
+            return end, nl + indent + line.encode()
+        return end, indent + line.encode() + nl
     return None
 
 
-def before(lx: Lexed, pos: int) -> tuple[int, bytes]:
+def before(lx: Lexed, pos: int, line: str = LINE) -> tuple[int, bytes]:
     """``import torch_musa`` on a line of its own before the statement at ``pos`` (with
     its indentation): an import that takes an attribute torch_musa sets needs it first."""
     data = lx.data
     ls = data.rfind(b"\n", 0, pos) + 1
     nl = b"\r\n" if data[pos:].split(b"\n", 1)[0].endswith(b"\r") else b"\n"
-    return ls, data[ls:pos] + LINE.encode() + nl
+    return ls, data[ls:pos] + line.encode() + nl
 
 
 def _is_torch_import(text: bytes) -> bool:

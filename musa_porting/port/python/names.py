@@ -37,7 +37,12 @@ PYMTML = Rule("pynvml", "pymtml", FAMILY,
 CUDA_CALL = Rule(".cuda()", ".musa()", FAMILY)
 IS_CUDA = Rule(".is_cuda", ".is_musa", FAMILY)
 CUDNN = Rule("torch.backends.cudnn", "torch.backends.mudnn", FAMILY)
-CPP_EXTENSION = Rule("torch.utils.cpp_extension", "torch_musa.utils.musa_extension", FAMILY)
+# torch_musa's module of extension builders (torch_musa/utils/musa_extension.py).
+EXTENSION_MODULE = "torch_musa.utils.musa_extension"
+CPP_EXTENSION = Rule("torch.utils.cpp_extension", EXTENSION_MODULE, FAMILY)
+# A name of torch_musa's module written qualified: the file needs its import.
+EXTENSION_QUALIFIED = Rule("torch.utils.cpp_extension.X", "torch_musa.utils.musa_extension.X",
+                           FAMILY, note="import torch_musa.utils.musa_extension added")
 EXTENSION_NAMES = {
     "CUDAExtension": Rule("CUDAExtension", "MUSAExtension", FAMILY),
     "CUDA_HOME": Rule("CUDA_HOME", "MUSA_HOME", FAMILY),
@@ -56,6 +61,7 @@ VISIBLE_DEVICES = Rule("CUDA_VISIBLE_DEVICES", "MUSA_VISIBLE_DEVICES", FAMILY)
 LIBRARY = Rule("shared library", "", FAMILY, note="a CUDA library's file name (libcudart.so)")
 ENV_VAR = Rule("environment variable", "", FAMILY, note="a CUDA word in an env var name")
 LAUNCH = Rule("import torch_musa", "import torch_musa", FAMILY, note="launch file")
+MODULE = Rule("python module", "", FAMILY, note="an import of a module the port renamed")
 PATH = Rule("source path", "", FAMILY, note="a path to a ported source follows the port")
 
 
@@ -98,6 +104,26 @@ def distributed_names(data: bytes) -> frozenset[str]:
     for m in _DISTRIBUTED.finditer(data):
         name = m["backend"] or m["alias"] or m["as"] or b"distributed"
         out.add(name.decode())
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _extension_bindings() -> re.Pattern[bytes]:
+    """What binds torch.utils.cpp_extension to a name (compiled when a file first names
+    cpp_extension: most ports have none)."""
+    return re.compile(
+        rb"^[ \t]*(?:import[ \t]+torch[ \t]*\.[ \t]*utils[ \t]*\.[ \t]*cpp_extension[ \t]+as[ \t]+"
+        rb"(?P<alias>\w+)|from[ \t]+torch[ \t]*\.[ \t]*utils[ \t]+import[ \t]+(?:[^\n#]*,[ \t]*)?"
+        rb"\(?[ \t]*cpp_extension(?:[ \t]+as[ \t]+(?P<as>\w+))?)", re.M)
+
+
+def extension_modules(data: bytes) -> frozenset[str]:
+    """The dotted names that are ``torch.utils.cpp_extension`` in a file: itself, ``ext``
+    after ``import torch.utils.cpp_extension as ext``, ``cpp_extension`` after ``from
+    torch.utils import cpp_extension``."""
+    out = {"torch.utils.cpp_extension"}
+    for m in _extension_bindings().finditer(data):
+        out.add((m["alias"] or m["as"] or b"cpp_extension").decode())
     return frozenset(out)
 
 

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ...analyze import python_findings as pf
 from ...analyze.checks import Diagnostic
@@ -26,15 +27,28 @@ from . import launch as launch_mod
 from .context import RewriteContext
 from .fallback import fallback_matcher
 from .lexer import COMMENT, FSTRING, STRING, Lexed, coding_cookie, lex, readable_encoding, source_encoding
-from .names import LAUNCH, NEEDS_TORCH_MUSA, distributed_names, torch_musa_names
+from .names import (
+    EXTENSION_MODULE,
+    EXTENSION_QUALIFIED,
+    LAUNCH,
+    NEEDS_TORCH_MUSA,
+    distributed_names,
+    extension_modules,
+    torch_musa_names,
+)
 from .paths import PathMap
 from .suspect import may_not_parse
 
+if TYPE_CHECKING:  # built by the run (tree/python_run.py); porting does not need it loaded
+    from .modules import ModuleTree
+
 # What makes a logical line worth parsing: in code (or inside an f-string's braces)...
 _CODE = [
-    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension)\b",
+    rb"\btorch(?:\s|\\)*\.(?:\s|\\)*(?:cuda|backends\s*\.\s*cudnn|utils\s*\.\s*cpp_extension"
+    rb"|version\s*\.\s*cuda|backends\s*\.\s*cuda)\b",
     rb"\.\s*cuda\s*\(", rb"\bis_cuda\b", rb"\bcpp_extension\b",
-    rb"\b(?:CUDAExtension|CUDA_HOME)\b", rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
+    rb"\b(?:CUDAExtension|CUDA_HOME|CUDNN_HOME|_find_cuda_home)\b",
+    rb"\bimport\s[^\n]*\b(?:cuda|cudnn)\b",
     rb"\b(?:cupyx?|pycuda|numba)\b", rb"\btriton\s*\.\s*(?:jit|autotune|heuristics)\b",
     rb"\bis_nccl_available\b", rb"\bBackend\s*\.\s*NCCL\b",
     rb"\b(?:import|from)\s[^\n]*\bpynvml\b",
@@ -48,10 +62,14 @@ _STRINGS = [
 ]
 # Literal text every candidate above contains: found first (one cheap scan), so that
 # the patterns only run on the few lines that have one.
-_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl", b"NCCL", b"nvcc",
-            b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture", b"-generate-code",
-            b"pynvml"]
+_ANCHORS = [b"cud", b"CUDA", b"cpp_ext", b"cupy", b"numba", b"triton", b"nccl",
+            b"NCCL", b"nvcc", b"nvidia-smi", b"libcu", b"gencode", b"-arch", b"-architecture",
+            b"-generate-code", b"pynvml"]
 _EMPTY_MATCHER = Matcher({})
+_CPP_EXTENSION = re.compile(rb"\bcpp_extension\b")
+# torch_musa's BuildExtension through torch's module (ext.BuildExtension): searched only in
+# files that name cpp_extension, not by every file's scan.
+_QUALIFIED_BUILD = re.compile(rb"\.[ \t]*BuildExtension\b")
 
 
 @dataclass(frozen=True)
@@ -66,6 +84,7 @@ class PythonRules:
     candidates: re.Pattern[bytes]
     fallback: Matcher
     arches: tuple[str, ...] = ("mp_22",)  # --arch
+    modules: ModuleTree | None = None  # the tree's Python modules, when it renamed some
 
     def hits(self, data: bytes) -> list[re.Match[bytes]]:
         """The candidates of ``data``, searched on the lines that hold an anchor and the
@@ -83,10 +102,12 @@ class PythonRules:
 
 
 def python_rules(renames: Mapping[str, str] | None = None,
-                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",)) -> PythonRules:
+                 paths: PathMap | None = None, arches: tuple[str, ...] = ("mp_22",),
+                 modules: ModuleTree | None = None) -> PythonRules:
     """The rules for a run. ``renames`` maps whole identifiers (old -> new): applied to
     attribute names, imported names and strings that are exactly the name. This is
-    where the project-symbol renames of the C++ side reach Python."""
+    where the project-symbol renames of the C++ side reach Python. ``modules``: the
+    tree's Python modules, whose imports follow their renames."""
     renames = dict(renames or {})
     vocab = _vocabulary()
     code = list(_CODE)
@@ -101,6 +122,13 @@ def python_rules(renames: Mapping[str, str] | None = None,
         code.append(rb"(?<![\w])(?:" + keys + rb")(?![\w])")
         strings.append(rb"""['"](?:-D)?(?:""" + keys + rb""")(?:=[^'"]*)?['"]""")
         anchors += [k.encode() for k in renames]
+    if modules is not None and not modules.renamed:
+        modules = None
+    if modules is not None:  # a renamed module's name, in code or in a module string
+        words = "|".join(re.escape(w) for w in modules.words()).encode()
+        code.append(rb"(?<![\w])(?:" + words + rb")(?![\w])")
+        strings.append(rb"""['"][\w.]*(?<![\w])(?:""" + words + rb""")(?![\w])[\w.]*['"]""")
+        anchors += [w.encode() for w in modules.words()]
     if paths is not None and paths.trigger():
         strings.append(paths.trigger().encode())
         anchors += [a.encode() for a in paths.anchors()]
@@ -109,7 +137,7 @@ def python_rules(renames: Mapping[str, str] | None = None,
     anchor_re = re.compile(b"|".join(re.escape(a) for a in sorted(set(anchors), key=len,
                                                                    reverse=True)))
     return PythonRules(renames, paths, torch_musa_names(), vocab, anchor_re, candidates,
-                       fallback_matcher(renames), tuple(arches))
+                       fallback_matcher(renames), tuple(arches), modules)
 
 
 @lru_cache(maxsize=1)
@@ -144,10 +172,11 @@ class PythonPort:
 
 
 def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",),
-                launch: bool = False) -> PythonPort:
+                launch: bool = False, module: str = "") -> PythonPort:
     """Port one Python file. ``bases`` are the folders (relative to the root the path
     map uses) that relative path strings may start from; ``launch`` makes it a launch
-    file, which gets ``import torch_musa``."""
+    file, which gets ``import torch_musa``; ``module`` is its path in the tree of
+    ``rules.modules`` (imports resolve from it)."""
     hits = rules.hits(data)
     if not hits and not launch:
         return PythonPort(data, [])
@@ -164,25 +193,34 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
             statements.setdefault(last)
     encoding = source_encoding(data)
     paths = rules.paths
+    cpp_extension = b"cpp_extension" in data and _CPP_EXTENSION.search(data) is not None
+    if cpp_extension and b"BuildExtension" in data:
+        for m in _QUALIFIED_BUILD.finditer(data):
+            if lx.in_code(m.start()):
+                statements.setdefault(lx.statement(m.start()))
+        statements = dict.fromkeys(sorted(statements))
     ctx = RewriteContext(rules.names, rules.renames, rules.vocabulary,
-                         cpp_extension=b"cpp_extension" in data,
+                         cpp_extension=cpp_extension,
                          map_path=(lambda s: paths.rewrite(s, bases)) if paths is not None else None,
-                         arches=rules.arches, distributed=distributed_names(data))
+                         arches=rules.arches, distributed=distributed_names(data),
+                         modules=rules.modules if module else None, module_file=module)
+    if cpp_extension:
+        ctx.extension_modules = extension_modules(data)
+        ctx.extension_star = launch_mod.imports_module(lx, EXTENSION_MODULE, star=True)
     fixed: list[tuple[int, int, bytes, object]] = []
     found: list[tuple[int, pf.PyFinding]] = []
     warnings: list[tuple[int, str]] = []
     needs: list[int] = []  # statements that take an attribute torch_musa sets
+    qualified: list[int] = []  # statements that name torch_musa's extension module
     for start, end in statements:
-        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs)
-    if (launch or needs) and not launch_mod.imports_torch_musa(lx):
-        spot = launch_mod.insertion(lx)
-        if needs and (spot is None or spot[0] > min(needs)):
-            spot = launch_mod.before(lx, min(needs))  # the import that needs it comes first
-        if spot is None:
+        _port_one(lx, start, end, encoding, ctx, rules.fallback, fixed, found, needs, qualified)
+    if qualified and not launch_mod.imports_module(lx, EXTENSION_MODULE):
+        # `import torch_musa.utils.musa_extension` imports torch_musa too
+        _add_import(lx, f"import {EXTENSION_MODULE}", qualified + needs, EXTENSION_QUALIFIED, fixed)
+    elif (launch or needs) and not launch_mod.imports_torch_musa(lx):
+        if not _add_import(lx, launch_mod.LINE, needs, LAUNCH, fixed):
             warnings.append((1, "launch file without 'import torch': add 'import torch_musa' "
                                 "before the script uses the musa device"))
-        else:
-            fixed.insert(0, (spot[0], spot[0], spot[1], LAUNCH))
     if not any(f.id == "MP4007" for _, f in found) and may_not_parse(lx, encoding):
         broken = _unreadable_encoding(data) or _syntax_error(data)
         if broken is not None:
@@ -192,9 +230,23 @@ def port_python(data: bytes, rules: PythonRules, *, bases: Sequence[str] = ("",)
                       warnings)
 
 
+def _add_import(lx: Lexed, line: str, needs: list[int], rule, fixed: list) -> bool:
+    """``line`` (an import) after the file's first ``import torch``, or before the first
+    of the statements that ``needs`` it when that comes first; False when neither."""
+    spot = launch_mod.insertion(lx, line)
+    if needs and (spot is None or spot[0] > min(needs)):
+        spot = launch_mod.before(lx, min(needs), line)  # the import that needs it comes first
+    if spot is None:
+        return False
+    fixed.insert(0, (spot[0], spot[0], spot[1], rule))
+    return True
+
+
 def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContext,
-              fallback: Matcher, fixed: list, found: list, needs: list) -> None:
-    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``."""
+              fallback: Matcher, fixed: list, found: list, needs: list,
+              qualified: list) -> None:
+    """Port the logical line [start, end): edits go to ``fixed``, findings to ``found``,
+    the statement's offset to ``needs``/``qualified`` when an import must come before it."""
     from .statement import NotParsed, port_statement
 
     data = lx.data
@@ -204,7 +256,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     raw = data[first:end]
     try:
         text = raw.decode(encoding)
-        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end))
+        res = port_statement(text, ctx, header=_ends_with_colon(lx, first, end),
+                             indent=data[start:first].decode("ascii"))
     except (UnicodeError, LookupError):
         res = None
         reason = f"it is not valid {encoding}"
@@ -223,6 +276,8 @@ def _port_one(lx: Lexed, start: int, end: int, encoding: str, ctx: RewriteContex
     ascii_text = raw.isascii()
     if any(rule in NEEDS_TORCH_MUSA for _, _, _, rule in res.edits):
         needs.append(first)
+    if any(rule is EXTENSION_QUALIFIED for _, _, _, rule in res.edits):
+        qualified.append(first)
     for s, e, new, rule in res.edits:
         bs, be = (s, e) if ascii_text else (len(text[:s].encode(encoding)),
                                             len(text[:e].encode(encoding)))

@@ -55,10 +55,11 @@ def _wrapping(text: str, header: bool) -> tuple[str, str]:
     return _BEFORE.get(word, ""), _BODY if header else ""
 
 
-def port_statement(text: str, ctx: RewriteContext, *, header: bool) -> StatementPort:
+def port_statement(text: str, ctx: RewriteContext, *, header: bool, indent: str = "") -> StatementPort:
     """Rewrite one logical line. ``text`` starts at its first non-blank character and
     ends with its newline; ``header`` says its code ends with a colon (a compound
-    statement whose body is on the next lines). Raises NotParsed."""
+    statement whose body is on the next lines); ``indent`` is its line's indentation
+    (for a statement the rewrites add after it). Raises NotParsed."""
     before, after = _wrapping(text, header)
     wrapped = before + text + ("" if text.endswith("\n") else "\n") + after
     try:
@@ -74,7 +75,7 @@ def port_statement(text: str, ctx: RewriteContext, *, header: bool) -> Statement
     if _is_bare_string(module):
         return StatementPort()  # a docstring: prose, never ported
     source = wrapped.encode("utf-8")  # the tree's columns count UTF-8 bytes
-    rewriter = StatementRewriter(ctx, source)
+    rewriter = StatementRewriter(ctx, source, len(before.encode("utf-8")), indent)
     try:
         rewriter.walk(module)
     except Misplaced:

@@ -11,6 +11,9 @@ from ...rules.model import Rule
 from . import names as n
 from .literals import Piece, fstring_parts
 from .strings import device_fstring_head, env_name, rewrite_body, visible_devices
+from .values import dotted as _dotted
+
+_ENVIRON = frozenset({"os.environ", "environ"})  # os.environ["CUDA_HOME"], "X" in os.environ
 
 
 class StringRewrites:
@@ -29,6 +32,17 @@ class StringRewrites:
         hit = env_name(self._text(p.body_start, p.body_end), self.ctx.vocabulary)
         if hit is not None:
             self._piece(p, hit[0], hit[1])
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._children(node)
+        if _dotted(node.value) in _ENVIRON and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self._env_string(node.slice)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        self._children(node)
+        if any(isinstance(op, (ast.In, ast.NotIn)) and _dotted(c) in _ENVIRON
+               for op, c in zip(node.ops, node.comparators)):
+            self._env_string(node.left)
 
     def _text(self, start: int, end: int) -> str:
         return self.src[start:end].decode("utf-8")

@@ -18,39 +18,33 @@ from ...rules.model import Rule
 from . import names as n
 from .arch_rewrites import ArchRewrites
 from .context import RewriteContext
-from .imports import GAP, WORD, ImportRewrites, Misplaced
+from .extension_imports import ExtensionImports
+from .imports import GAP, WORD, ImportRewrites, Misplaced, dotted
 from .literals import Piece
 from .literals import pieces as _pieces
+from .module_imports import IMPORT_CALLS, SETUP_CALLS, ModuleImports
 from .string_rewrites import StringRewrites
 
 _ENV_CALLS = frozenset({"os.getenv", "getenv", "os.environ.get", "environ.get",
                         "os.environ.setdefault", "environ.setdefault", "os.environ.pop",
                         "environ.pop", "os.putenv", "os.unsetenv"})
-_ENVIRON = frozenset({"os.environ", "environ"})
 _NEWLINE = re.compile(rb"\r\n?|\n")
 _DEF_NAME = re.compile(rb"(?:async" + GAP + rb")?(?:def|class)" + GAP + rb"([A-Za-z_]\w*)")
-
-
-def dotted(node: ast.AST) -> str | None:
-    """``torch.cuda.amp`` for that chain of attributes, None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
 
 
 __all__ = ["Misplaced", "StatementRewriter", "dotted"]
 
 
-class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
+class StatementRewriter(ImportRewrites, ModuleImports, ExtensionImports, ArchRewrites,
+                        StringRewrites):
     """Rewrites one statement (see the module docstring): ``edits`` holds (start, end,
     new text, rule) in offsets of ``src``, ``findings`` what it found."""
 
-    def __init__(self, ctx: RewriteContext, src: bytes):
+    def __init__(self, ctx: RewriteContext, src: bytes, stmt_start: int = 0, indent: str = ""):
         self.ctx = ctx
         self.src = src
+        self.stmt_start = stmt_start  # where the statement starts in src (after a wrapping)
+        self.indent = indent  # its line's indentation
         # Where the tree's lines start: Python ends a line at \r\n, \n and a lone \r.
         self._lines = [0] + [m.end() for m in _NEWLINE.finditer(src)]
         # The edits in order of their starts (also listed alone): those inside a span are a
@@ -133,6 +127,10 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
 
     def visit_Name(self, node: ast.Name) -> None:
         self._ident(self.span(node)[0], node.id)
+        if node.id in self.ctx.renamed_heads:  # bound by an import of the renamed module
+            start = self.span(node)[0]
+            self._replace(start, self._at(start, node.id), self.ctx.renamed_heads[node.id],
+                          n.MODULE)
 
     def visit_arg(self, node: ast.arg) -> None:
         self._ident(self.span(node)[0], node.arg)
@@ -151,11 +149,14 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
     visit_Nonlocal = visit_Global
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self._qualified_extension_name(node):
+            return
         self.walk(node.value)
         start, end = self.span(node)
         attr_start = end - len(node.attr.encode("utf-8"))
         self._at(attr_start, node.attr)
-        self._ident(attr_start, node.attr)
+        if node.attr not in n.EXTENSION_NAMES:  # another object's, not cpp_extension's
+            self._ident(attr_start, node.attr)
         self._attribute(dotted(node.value), node.attr, start, attr_start, end)
 
     def _attribute(self, base: str | None, attr: str, start: int, attr_start: int,
@@ -163,6 +164,8 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         """The rules for ``base.attr`` (a node, or part of an import's dotted name)."""
         if base == "torch" and attr == "cuda":
             self._replace(attr_start, end, "musa", n.TORCH_CUDA)
+            return
+        if self.ctx.modules is not None and base and self._tree_attribute(base, attr, attr_start, end):
             return
         if base == "torch.cuda" and attr == "nccl":
             self._replace(attr_start, end, "mccl", n.NCCL_MODULE)
@@ -174,8 +177,8 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
             self._replace(attr_start, end, "MCCL", n.BACKEND_NCCL)
         elif base == "torch.backends" and attr == "cudnn":
             self._replace(attr_start, end, "mudnn", n.CUDNN)
-        elif base == "torch.utils" and attr == "cpp_extension":
-            self._replace(start, end, n.CPP_EXTENSION.value, n.CPP_EXTENSION)  # type: ignore[arg-type]
+        elif base in ("torch.version", "torch.backends") and attr == "cuda":
+            self._find(pf.cuda_probe(f"{base}.cuda"))
         elif attr == "is_cuda":
             self._replace(attr_start, end, "is_musa", n.IS_CUDA)
         elif attr in self.ctx.renames:
@@ -216,19 +219,11 @@ class StatementRewriter(ImportRewrites, ArchRewrites, StringRewrites):
         if isinstance(func, ast.Attribute) and func.attr == "cuda" and dotted(func.value) != "torch":
             end = self.span(func)[1]
             self._replace(end - 4, self._at(end - 4, "cuda"), "musa", n.CUDA_CALL)
+        if fname in IMPORT_CALLS and self.ctx.modules is not None:
+            self._import_string(node, fname)
+        elif fname in SETUP_CALLS and self.ctx.modules is not None:
+            self._setup_modules(node)
         if fname in _ENV_CALLS and args:
             first = args[0].value if isinstance(args[0], ast.keyword) else args[0]
             self._env_string(first)
 
-    # -- environment variables -------------------------------------------------------------
-
-    def visit_Subscript(self, node: ast.Subscript) -> None:
-        self._children(node)
-        if dotted(node.value) in _ENVIRON and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            self._env_string(node.slice)
-
-    def visit_Compare(self, node: ast.Compare) -> None:
-        self._children(node)
-        if any(isinstance(op, (ast.In, ast.NotIn)) and dotted(c) in _ENVIRON
-               for op, c in zip(node.ops, node.comparators)):
-            self._env_string(node.left)

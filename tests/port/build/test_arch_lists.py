@@ -1,7 +1,7 @@
 """Arch lists in build files and sources (issue 26, point 7): TORCH_CUDA_ARCH_LIST,
 CMAKE_CUDA_ARCHITECTURES and nvcc's -gencode become the MUSA arches of --arch (in a
 setup.py, a script, CMake), __CUDA_ARCH__ thresholds the MUSA values of the brief's table,
-and each choice is reported (MP3104). Input: ``fixtures/arch_lists``."""
+and each choice is reported (MP3104 in build files, MP2008 in sources). Input: ``fixtures/arch_lists``."""
 
 from __future__ import annotations
 
@@ -56,11 +56,16 @@ def test_arch_thresholds_in_sources(default):
 
 def test_each_choice_is_reported(default):
     _, report = default
-    arch = [(d["source_file"], d["source_line"]) for d in report["diagnostics"]
-            if d["id"] == "MP3104"]
-    assert sorted(arch) == [("CMakeLists.txt", 3), ("CMakeLists.txt", 4), ("build.sh", 3),
-                            ("build.sh", 5), ("csrc/kernel.cu", 5), ("csrc/kernel.cu", 13),
-                            ("csrc/kernel.cu", 15), ("setup.py", 6), ("setup.py", 7)]
+    def sites(finding_id):
+        return sorted((d["source_file"], d["source_line"]) for d in report["diagnostics"]
+                      if d["id"] == finding_id)
+
+    # Build files' arch lists are build findings; a source's __CUDA_ARCH__ numbers are a
+    # source's own (MP2008, issue 49 point 3), each where it fired.
+    assert sites("MP3104") == [("CMakeLists.txt", 3), ("CMakeLists.txt", 4), ("build.sh", 3),
+                               ("build.sh", 5), ("setup.py", 6), ("setup.py", 7)]
+    assert sites("MP2008") == [("csrc/kernel.cu", 5), ("csrc/kernel.cu", 13),
+                               ("csrc/kernel.cu", 15)]
     # The rewritten comparisons are reported as such, not as version hazards.
     assert not [d for d in report["diagnostics"] if d["id"] == "MP2003"]
 
