@@ -14,7 +14,10 @@ SimplePorting's committed output folder (``simple/committed.py``).
 from __future__ import annotations
 
 import os
-import subprocess
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # git runs in few runs: subprocess is imported where it does
+    import subprocess
 
 _SAFE = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-pager"]
 
@@ -24,6 +27,8 @@ def run_git(folder: str, *args: str, timeout: float, filters: bool = False
     """``git -C folder args`` that runs nothing the repository's configuration names.
     ``filters``: the command may compare file contents, so each filter driver the
     repository defines is emptied first (reading the configuration runs nothing)."""
+    import subprocess
+
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     env.pop("GIT_EXTERNAL_DIFF", None)
     extra: list[str] = []

@@ -35,8 +35,16 @@ from ..port.cxx import lexer
 # (name, line, column, how): the binding's name, where it is bound, and how.
 Export = tuple[str, int, int, str]
 
-_ANCHOR = re.compile(rb"\.\s*(?:def|impl)\w*\s*\(|class_\s*<|enum_\s*<|PYBIND11_MODULE|"
-                     rb"TORCH_LIBRARY|TORCH_EXTENSION_NAME|RegisterOperators|PyInit_")
+# What a file that binds anything holds somewhere: the regex, and its alternatives
+# apart, each with the bytes it starts with. The symbol index asks every file with a
+# CUDA word (most files of a large tree, and most bind nothing); one regex whose
+# alternatives start with different bytes tests every byte against their set: 1.25 G
+# instructions over the bench corpus's sources, against 0.26 G for these one by one.
+_ANCHORS = ((b".", rb"\.\s*(?:def|impl)\w*\s*\("), (b"class_", rb"class_\s*<"),
+            (b"enum_", rb"enum_\s*<"), (b"PYBIND11_MODULE", b""), (b"TORCH_LIBRARY", b""),
+            (b"TORCH_EXTENSION_NAME", b""), (b"RegisterOperators", b""), (b"PyInit_", b""))
+_ANCHOR = re.compile(b"|".join(p or re.escape(w) for w, p in _ANCHORS))
+_ANCHOR_SEARCH = tuple((w, re.compile(p).search if p else None) for w, p in _ANCHORS)
 _BOUND_BY = "bound by "
 _NAME = rb"[A-Za-z_][A-Za-z0-9_]*"
 _STRING_CALL = re.compile(rb"\.\s*(def\w*|impl)\s*\(\s*\"(?:(" + _NAME + rb")::)?(" + _NAME + rb")")
@@ -160,10 +168,16 @@ def _last(qualified: bytes) -> str:
     return qualified.replace(b" ", b"").rsplit(b"::", 1)[-1].decode("ascii")
 
 
+def may_bind(data: bytes) -> bool:
+    """Whether ``_ANCHOR`` matches somewhere in ``data`` (the same answer, cheaper)."""
+    return any(w in data and (search is None or search(data) is not None)
+               for w, search in reversed(_ANCHOR_SEARCH))  # the rarest words first
+
+
 def scan(data: bytes) -> list[Export]:
     """The names ``data`` (a C/C++/CUDA file) exports to Python, each with where and how
     it is bound; also the C++ functions and classes those bindings name."""
-    if _ANCHOR.search(data) is None:
+    if not may_bind(data):
         return []
     spans = lexer.typed_spans(data)
     code = bytearray(data)

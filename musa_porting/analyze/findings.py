@@ -72,7 +72,9 @@ def find_diagnostics(
     found_hazards = scan_hazards(scan)
     gated = gate_findings(src, out, emap, plan, scan.hits)
     protected = lexed.markers  # never edited: the same in the source and the output
-    all_includes = lexer.includes(out) if b"#" in out else []
+    # An output the port left as it was (most of a vendored library) has the source's
+    # includes, which the port already found.
+    all_includes = lexed.includes if out == lexed.data else lexer.includes(out)
 
     def ours(inc: lexer.Include) -> bool:
         """Protected by a marker, or a file of the tree: none of the include findings."""

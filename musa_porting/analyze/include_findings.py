@@ -36,6 +36,11 @@ _NO_TWIN = (
     (re.compile(r"^nvml\.h$"), "NVIDIA's management library, which the vendor's tables do not name"),
 )
 _ANY_NO_TWIN = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _NO_TWIN))
+# Every target a finding can be about holds one of these where the checks below look
+# (no_counterpart's header words anywhere, the headers of no twin at its start): the
+# includes of a file with none, and no header the port renamed, are not read one by one.
+_MAY_FIND = re.compile(r"nvshmem|cufile|nv-p2p|^(?:mma\.h|cuda/|cooperative_groups/|sm_\d|nvml\.h)",
+                       re.M)
 _INSTEAD = ("include the MUSA header that declares what the file uses, drop the include, or "
             "guard it with #ifndef __MUSACC__")
 
@@ -46,6 +51,14 @@ def include_findings(includes: Sequence[Include], emap: EditMap,
     person: ``skip`` says which to leave (protected, a file of the tree, MP1003's). It is
     asked only of an include that would be reported: it resolves the target in the tree,
     and a file's includes are mostly fine."""
+    if not includes or (_MAY_FIND.search("\n".join(inc.target for inc in includes)) is None
+                        and not any(e.old[:1] in "<\"" for e in emap.edits)):
+        return  # (MP1014 needs an include the port renamed: one of those edits)
+    yield from _each(includes, emap, skip)
+
+
+def _each(includes: Sequence[Include], emap: EditMap,
+          skip: Callable[[Include], bool]) -> Iterator[tuple[int, str, str, str]]:
     first: dict[str, tuple[str, int]] = {}  # a target: its include's source text, its line
     for inc in includes:
         target = inc.target

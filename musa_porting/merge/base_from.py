@@ -16,14 +16,11 @@ the run ends; the conventions stay in OUT/.musa-port/conventions.json for the ru
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import shutil
 import stat
-import tarfile
-import tempfile
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..errors import PortError
 from ..safe_open import read_regular
@@ -36,6 +33,9 @@ from .git import git, in_repository
 from .layout import Layout, learn_layout
 from .learn import Conventions, learn_names
 from .pairing import pair_files
+
+if TYPE_CHECKING:  # tarfile: only where --base-from names a git ref
+    import tarfile
 
 CONVENTIONS = STATE_DIR + "/conventions.json"
 VOCABULARY = STATE_DIR + "/vocabulary.json"
@@ -81,12 +81,17 @@ class Adoption:
                     sha, f"the port of {rel}, which changed upstream: not merged ({why})"]
 
     def close(self) -> None:
+        import shutil
+
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def prepare(opts: PortOptions, Porter) -> tuple[PortOptions, Adoption]:  # noqa: N803 - the class
     """The options NEW_SRC is ported with, and the adoption (its temp folder removed by
     ``close``); ``Porter``: tree.porter.Porter (given: this module is below it)."""
+    import shutil
+    import tempfile
+
     from ..tree.paths import check_paths
 
     src, out = check_paths(opts.src, opts.output, opts.reverse)
@@ -232,6 +237,10 @@ def _check_base_folder(base: str, out: str) -> None:
 
 def _old_source(base: str, src: str, tmp: str) -> tuple[str, str]:
     """OLD_SRC's folder, and its commit when it is a git ref of SRC's repository."""
+    import io
+    import shutil
+    import tarfile
+
     if os.path.isdir(base):
         return os.path.abspath(base), ""
     if shutil.which("git") is None:
@@ -268,6 +277,8 @@ def _links_kept(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
     extracted before), except that a symbolic link is kept whatever it points at, as
     a port keeps the links of a folder SRC (copied as they are, never followed):
     ``csrc/common.h -> ../include/common.h`` is common, and leaves the exported folder."""
+    import tarfile
+
     if not member.issym():
         return tarfile.data_filter(member, dest)
     checked = tarfile.data_filter(member.replace(linkname=".", deep=False), dest)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import secrets
 import zlib
 
 from ..safe_open import NOFOLLOW, open_regular
@@ -134,7 +133,7 @@ class BaseWriter:
 
     def __init__(self, outdir: OutDir):
         self.outdir = outdir
-        self.run = secrets.token_hex(4)
+        self.run = os.urandom(4).hex()  # secrets.token_hex(4), without importing secrets
         self._pid = 0
         self._fd = -1
         self._name = ""

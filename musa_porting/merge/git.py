@@ -10,8 +10,6 @@ a ``.git`` (so that a port outside any repository, most runs, starts no process)
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 
 from ..safe_git import run_git, work_tree_root
 
@@ -26,6 +24,9 @@ def git(folder: str, *args: str, ok: tuple[int, ...] = (0,), timeout: float = 60
     """``git -C folder args``' output, or None: no git, or it failed (its exit code
     not in ``ok``). ``filters``: the command may read files of the work tree or of
     the repository (a diff, an archive), so the repository's filters are emptied."""
+    import shutil
+    import subprocess
+
     if shutil.which("git") is None:
         return None
     try:

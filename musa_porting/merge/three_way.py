@@ -16,9 +16,6 @@ the caller keeps the user's file and writes the new port.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 
 # The labels say what each side is; OURS starts every conflict, and counting it is
@@ -42,6 +39,10 @@ class NoMerge(Exception):
 
 def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
     """``ours`` (the user's file) and ``theirs`` (the new port), both made from ``base``."""
+    import shutil  # (with subprocess and tempfile: only where a file is merged)
+    import subprocess
+    import tempfile
+
     git = shutil.which("git")
     if git is None:
         raise NoMerge("git was not found on PATH to merge it")

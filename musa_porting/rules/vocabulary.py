@@ -76,6 +76,10 @@ class Vocabulary:
                     self._open.update(w.forms())
         # Prefix lengths to try, longest first (CUBLASLT before CUBLAS).
         self._lengths = sorted({len(f) for f in self._open}, reverse=True)
+        # Whether a part begins with a form at all: most parts do not, and then none of
+        # the lengths is tried (rename_part is asked of every part of every name indexed).
+        self._opens = re.compile("|".join(map(re.escape, self._open))).match if self._open \
+            else None
         self._cache: dict[str, str | None] = {}
 
     def __bool__(self) -> bool:
@@ -115,7 +119,8 @@ class Vocabulary:
         if hit is not None:
             return hit
         forms = self._open
-        for n in self._lengths:
+        begins = self._opens is not None and self._opens(part) is not None
+        for n in self._lengths if begins else ():
             if n >= len(part):
                 continue
             new = forms.get(part[:n])

@@ -22,12 +22,18 @@ from ..rules.vocabulary import Vocabulary
 OTHER_BACKENDS = ("cpu", "hip", "rocm", "sycl", "xpu", "mlu", "npu", "mps", "metal", "vulkan",
                   "opencl", "cann", "ascend", "tpu", "hpu", "dcu", "gcu", "neuron", "habana")
 _WORDS = re.compile(r"[A-Za-z]+")
+# A backend's word standing alone somewhere in a lowered path: what backend_of looks for
+# part by part, asked of the whole path first (it is asked of every indexed file).
+_ANY_BACKEND = re.compile(r"(?<![a-z])(?:" + "|".join(OTHER_BACKENDS) + r")(?![a-z])")
 _CUDA_EXTENSIONS = (".cu", ".cuh")
 
 
 def backend_of(rel: str) -> str | None:
     """The other backend a path is named for (``hip/k.cpp``, ``ops_cpu.cc``), or None."""
-    for part in rel.lower().split("/"):
+    low = rel.lower()
+    if _ANY_BACKEND.search(low) is None:
+        return None
+    for part in low.split("/"):
         for w in _WORDS.findall(part.rsplit(".", 1)[0] if "." in part else part):
             if w in OTHER_BACKENDS:
                 return w

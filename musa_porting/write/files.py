@@ -83,9 +83,7 @@ def new_token() -> str:
     """A run's own part of its temp names: random, so no name a tree holds (a source
     named as another output's temp file) can be one of them; the journal records it,
     so recovery removes that run's temp files and nothing else."""
-    import secrets  # not at start-up: a no-change re-run writes nothing
-
-    return secrets.token_hex(8)
+    return os.urandom(8).hex()  # secrets.token_hex(8), without importing secrets and random
 
 
 def temp_name(key: str, token: str) -> str:

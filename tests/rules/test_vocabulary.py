@@ -6,6 +6,8 @@ import json
 
 import pytest
 from conftest import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from musa_porting.errors import PortError
 from musa_porting.rules.vocabulary import build_vocabulary, split_parts
@@ -119,3 +121,30 @@ def test_every_inner_word_change_of_the_vendor_tables_is_reviewed(vocab):
 
     assert vocabulary.unreviewed(VENDOR, vocab) == []
     assert set(vocabulary.LEFT_OUT).isdisjoint(vocab.words)
+
+
+def _rename_part_trying_every_length(vocab, part):
+    """Vocabulary.rename_part without its test of whether a part begins with a form."""
+    hit = vocab._forms.get(part)
+    if hit is not None:
+        return hit
+    for n in vocab._lengths:
+        new = vocab._open.get(part[:n]) if n < len(part) else None
+        if new is not None:
+            rest = part[n:]
+            if (rest.isupper() if part[n - 1].isupper() else rest.islower()) and rest.isalpha():
+                return new + rest
+    if part.isupper() and part.isalpha():
+        for n in vocab._lengths:
+            if len(part) - 1 > n >= 4 and vocab._open.get(part[-n:]) is not None:
+                return part[:-n] + vocab._open[part[-n:]]
+    return None
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["CUDA", "cuda", "Cuda", "CUBLAS", "cublas", "LT", "lt", "RT",
+                                 "rt", "NVIDIA", "Nvidia", "NMS", "CUTE", "cute", "r", "X", "x",
+                                 "NV", "nv", "TX", "tx", "CU", "cu", "DNN", "dnn"]),
+                min_size=1, max_size=4).map("".join))
+def test_rename_part_is_the_same_with_the_begins_test(vocab, part):
+    assert vocab.rename_part(part) == _rename_part_trying_every_length(vocab, part)

@@ -35,6 +35,12 @@ PORT_MODULES = {
 }
 
 
+# What only git, a merge of hand edits or --base-from needs (processes, temp folders,
+# archives) and random temp names: a port outside any repository, of outputs nobody
+# edited, imports none of them.
+MERGE_MODULES = {"subprocess", "tempfile", "tarfile", "shutil", "secrets", "random"}
+
+
 def _tree(root):
     src = root / "src"
     (src / "sub").mkdir(parents=True)
@@ -62,6 +68,7 @@ def test_a_no_change_rerun_imports_no_porter(tmp_path):
     assert (out / "k.mu").is_file()
     assert sorted(again & PORT_MODULES) == []
     assert "yaml" not in again
+    assert sorted((first | again) & MERGE_MODULES) == []
 
 
 def test_a_port_with_workers_imports_the_porters_once(tmp_path):
