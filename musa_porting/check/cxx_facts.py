@@ -43,6 +43,12 @@ _REGISTER = re.compile(rb"\.\s*(?:op|schema)\s*\(\s*\"(" + _NAME + rb")::(" + _N
 _SCHEMA_NAME = re.compile(r"\s*(?:(" + _NAME.decode() + r")::)?(" + _NAME.decode() + r")")
 
 
+# The includes of one target kept per file: each resolves as the first does (the
+# including file and the target decide), so a file that includes a header thousands of
+# times (generated or concatenated code) keeps its first few sites, not thousands.
+MAX_SAME_INCLUDE = 8
+
+
 class _Lines:
     """Line and column of offsets asked in increasing order: each newline is counted
     once (counting from the file's start for each row read a large header over again)."""
@@ -62,14 +68,19 @@ def cxx_facts(data: bytes) -> dict:
     """The facts of one C/C++/CUDA file (see ``facts.py`` for their shape)."""
     out: dict = {}
     includes = []
+    seen: dict[bytes, int] = {}  # target -> its includes kept
     where = _Lines(data)
     for m in _INCLUDE.finditer(data):
         bol = data.rfind(b"\n", 0, m.start()) + 1
         if data[bol:m.start()].strip(b" \t"):
             continue  # not at a line's start: a comment or a string mentions it
-        if not (m.group(1).endswith(_RENAMED) or names_port_words(m.group(1))):
+        target = m.group(1)
+        if seen.get(target, 0) >= MAX_SAME_INCLUDE:
+            continue  # resolves as its first ones do: the manifest does not grow with the file
+        if not (target.endswith(_RENAMED) or names_port_words(target)):
             continue  # names the same file before and after any rename the port makes
-        includes.append([m.group(1).decode("utf-8", "surrogateescape"), *where(m.start(1))])
+        seen[target] = seen.get(target, 0) + 1
+        includes.append([target.decode("utf-8", "surrogateescape"), *where(m.start(1))])
     if includes:
         out["include"] = includes
     if any(a in data for a in _ANCHORS):

@@ -52,6 +52,18 @@ def test_a_kernel_file_has_only_its_includes_that_a_rename_may_break():
                                                                       "../Musa_ops.hpp"]
 
 
+def test_a_header_included_again_and_again_is_kept_a_bounded_number_of_times():
+    """A file that includes the same header thousands of times (generated or concatenated
+    code) must not grow the manifest with the file: every include of one target resolves
+    alike, so its first few lines stand for all; every distinct target is still kept."""
+    src = b'#include "a.cuh"\n#include "b_cuda.h"\n' * 5000 + b'#include "last.cuh"\n'
+    rows = gather("cxx", "k.cu", src)["include"]
+    assert {r[0] for r in rows} == {"a.cuh", "b_cuda.h", "last.cuh"}
+    assert len(rows) <= 2 * 8 + 1
+    assert rows[:2] == [["a.cuh", 1, 11], ["b_cuda.h", 2, 11]]
+    assert rows[-1] == ["last.cuh", 10001, 11]
+
+
 def test_python_reads_ops_not_strings_nor_stores():
     src = b"""import torch
 NOT_AN_OP = "torch.ops.mine.fake_cuda"
