@@ -17,6 +17,7 @@ from ..engine import Edit, Matcher, rewrite
 from ..text_rules import TextRule, covers, cut_warnings, rewrite_text_rules
 from . import lexer
 from .arch_values import threshold_edits
+from .dispatch_keys import registration_edits
 from .legacy import LEGACY_FAMILY, LegacyGate, may_be_deprecated
 from .messages import MessageWords
 from .project_names import ProjectNames
@@ -132,6 +133,9 @@ def port_bytes(
     if strings is not None and "strings" not in skip:
         # Libraries and environment variables named by a string (cuda_strings.py).
         fixed += strings.edits(data, lexed, excluded + holes + [(f[0], f[1]) for f in fixed])
+    # TORCH_LIBRARY_IMPL(ns, CUDA, m) -> PrivateUse1, as the tables port the key (dispatch_keys.py)
+    fixed += [f for f in registration_edits(data, lexed, matcher.rules)
+              if not any(s <= f[0] < e for s, e in excluded)]
     if arch_numbers:  # __CUDA_ARCH__ >= 800 -> __MUSA_ARCH__ >= 220 (arch_values.py)
         fixed += [f for f in threshold_edits(data, lexed)
                   if not any(s <= f[0] < e for s, e in excluded)]
