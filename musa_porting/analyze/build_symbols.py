@@ -145,7 +145,7 @@ def scan_build(data: bytes, kind: str, words: WordFinder, target: WordFinder) ->
     (``words``); names of the other side (``target``: a MUSA word) are ``taken``."""
     result = FileSymbols()
     low = data.lower()
-    if not (words.present(low) or target.present(low)):
+    if not (words.present(low, data) or target.present(low)):
         return result
     if kind != "cmake" and b"-d" not in low and (kind != "python" or b"macro" not in low):
         return result  # a -D flag, or a setup.py's define_macros

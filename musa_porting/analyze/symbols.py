@@ -245,7 +245,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     rename could collide with)."""
     result = FileSymbols()
     low = data.lower()
-    has_target, has_words = target.present(low), words.present(low)
+    has_target, has_words = target.present(low), words.present(low, data)
     if not (has_target or has_words):
         return result
     code: bytes | None = None  # with comments and strings blanked: lexed on first need

@@ -35,8 +35,33 @@ class WordFinder:
                    for f in w.forms()}
         self._alias = frozenset(i for i, w in enumerate(minimal) if w in aliases)
         self._minimal = [w.encode() for w in minimal]
+        # The lead words (cuCheck, NV_MAX_SMEM) are too short for the word lists: their
+        # shape in the file's own case finds them (a prefix and an upper-case letter, at
+        # the start of a name).
+        lead = vocabulary.lead_prefixes()
+        self._lead = bool(lead)
+        self._lead_ac = _automaton([p + bytes((c,)) for p in lead for c in range(0x41, 0x5B)]) \
+            if lead else None
+        self._lead_re = re.compile(b"(?:" + b"|".join(map(re.escape, lead)) + rb")[A-Z]") \
+            if lead and self._lead_ac is None else None
 
-    def present(self, low: bytes) -> bool:
+    def present(self, low: bytes, data: bytes | None = None) -> bool:
+        """Whether ``low`` holds a word (or ``data`` a lead word in its shape)."""
+        if self._words_present(low):
+            return True
+        return self._lead and data is not None and bool(self.lead_starts(data))
+
+    def lead_starts(self, data: bytes) -> list[int]:
+        """Where a name in a lead word's shape starts in ``data`` (its own case)."""
+        if self._lead_ac is not None:
+            hits = [s for _, s, _ in self._lead_ac.find_matches_as_indexes(data)]
+        elif self._lead_re is not None:
+            hits = [m.start() for m in self._lead_re.finditer(data)]
+        else:
+            return []
+        return [s for s in hits if _starts_name(data, s)]
+
+    def _words_present(self, low: bytes) -> bool:
         if self._ac is not None:
             hits = self._ac.find_matches_as_indexes(low)
             if not self._alias or not hits:
@@ -63,7 +88,12 @@ class WordFinder:
         mask = data.translate(_MASK)  # identifier bytes -> "a", the rest -> " "
         n = len(data)
         seen = -1
-        for p in self.starts(low):
+        starts = self.starts(low)
+        if self._lead:
+            lead = self.lead_starts(data)
+            if lead:
+                starts = sorted(starts + lead)
+        for p in starts:
             if p < seen:
                 continue
             s = mask.rfind(b" ", 0, p) + 1
@@ -83,6 +113,14 @@ class WordFinder:
             name = data[s:e].decode("ascii", "replace")
             if rename(name) is not None:
                 yield s, e, name
+
+
+def _starts_name(data: bytes, pos: int) -> bool:
+    """``pos`` begins a name, after any underscores (``__nvAssert``)."""
+    i = pos - 1
+    while i >= 0 and data[i] == 0x5F:
+        i -= 1
+    return i < 0 or data[i] not in _IDENT_BYTE
 
 
 def _in_comment(data: bytes, pos: int) -> bool:
