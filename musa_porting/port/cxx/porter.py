@@ -104,12 +104,12 @@ def port_bytes(
             if new is None:
                 out_of_tree.append(inc)
             continue  # the user's rule for the whole include wins (matched below)
-        if new is not None:
+        # A header rule matches the whole target with its delimiters: "<cuda.h>".
+        hit = headers.get(data[inc.start - 1:inc.end + 1]) if headers else None
+        if new is not None and not vendor_provides(inc.target, hit):
             fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
             continue
         out_of_tree.append(inc)
-        # A header rule matches the whole target with its delimiters: "<cuda.h>".
-        hit = headers.get(data[inc.start - 1:inc.end + 1]) if headers else None
         if hit is not None:
             fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
         elif not text_rules and KEPT_LIBRARY_HEADER.match(inc.target):
@@ -157,6 +157,16 @@ def port_bytes(
     if out_of_tree and result.edits:
         warnings += _include_warnings(result.data, result.edits, out_of_tree, known_headers)
     return FilePort(result.data, result.edits, warnings, lexed)
+
+
+def vendor_provides(target: str, hit: tuple | None) -> bool:
+    """A framework's own sources hold the very headers the vendor tables map
+    (``aten/src/ATen/cuda/CUDAContext.h``): their includes still go to the header the vendor
+    ships (``torch_musa/csrc/aten/musa/MUSAContext.h``), as porters write them, not to the
+    tree's renamed copy. Only for a path with a folder (a tree's own ``"cuda.h"`` beside
+    the file is its own) and a rule whose MUSA header is attested (status supported); an
+    unverified one leaves the tree's copy, the one MUSA header known to exist."""
+    return hit is not None and "/" in target and getattr(hit[2], "status", None) == "supported"
 
 
 def _user_rule_covers(data: bytes, matcher: Matcher, inc: lexer.Include) -> bool:
