@@ -8,10 +8,13 @@ import os
 import re
 from collections.abc import Iterator
 
+from ..rules.project import KEPT_LIBRARY_PREFIX
 from ..rules.vocabulary import Vocabulary
 
 _IDENT_BYTE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _MASK = bytes(0x61 if b in _IDENT_BYTE else 0x20 for b in range(256))
+# A lead word's shape that is a kept library's name (libcu++'s NV_IF_TARGET): not a hit.
+_KEPT = re.compile(KEPT_LIBRARY_PREFIX.encode())
 
 
 class WordFinder:
@@ -59,7 +62,7 @@ class WordFinder:
             hits = [m.start() for m in self._lead_re.finditer(data)]
         else:
             return []
-        return [s for s in hits if _starts_name(data, s)]
+        return [s for s in hits if _starts_name(data, s) and not _KEPT.match(data, s)]
 
     def _words_present(self, low: bytes) -> bool:
         if self._ac is not None:

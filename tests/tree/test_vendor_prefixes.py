@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import FIXTURES
 
 from musa_porting import PortOptions, port_tree
+from musa_porting.analyze.word_finder import WordFinder
 from musa_porting.rules.vocabulary import build_vocabulary
 
 CASES = FIXTURES / "naming"
@@ -55,6 +56,9 @@ def test_the_lead_words_shape():
         "muCheck", "_mtAssert", "MU_CHECK", "THMPModule_init"]
     assert [v.rename(n) for n in ("cu_seqlens", "CUSTOM", "NVALUES", "nvalues", "Cursor", "cuts",
                                   "THCK", "MATHCP")] == [None] * 8
+    # libcu++'s <nv/target> macros keep their names (MUSA keeps the header): not even a hit.
+    data = b"NV_IF_TARGET(NV_IS_DEVICE, (x();))\nCU_CHECK(y);\n"
+    assert WordFinder(v).lead_starts(data) == [data.index(b"CU_CHECK")]
     # Switched off like any word.
     off = build_vocabulary(sections=[("rules.yaml", {"CU": False, "THCP": False})])
     assert off.rename("cuCheck") is None and off.rename("THCPStream") is None
