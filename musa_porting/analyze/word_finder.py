@@ -28,6 +28,15 @@ class WordFinder:
     def __init__(self, vocabulary: Vocabulary):
         self.vocabulary = vocabulary
         words = sorted({f.lower() for f in vocabulary.forms()})
+        # A whole word beginning with a letter no other word begins with (THC's t) would
+        # make the automaton stop at that letter everywhere: such words (prefixes and
+        # acronyms) are looked for in upper case, in the file's own case, by bytes.find.
+        firsts = {f[0].lower() for w in vocabulary.words.values() if w.enabled and not w.whole
+                  and not w.lead for f in w.forms()}
+        upper = {w.cuda for w in vocabulary.words.values() if w.enabled and w.whole
+                 and w.cuda[0].lower() not in firsts}
+        self._upper = sorted(u.encode() for u in upper if not any(o != u and o in u for o in upper))
+        words = [w for w in words if w.upper() not in upper]
         # A word that holds another (cudart holds cuda) is found through it.
         minimal = [w for w in words if not any(o != w and o in w for o in words)]
         self._re = re.compile(_trie(minimal)) if minimal else None
@@ -50,7 +59,7 @@ class WordFinder:
 
     def present(self, low: bytes, data: bytes | None = None) -> bool:
         """Whether ``low`` holds a word (or ``data`` a lead word in its shape)."""
-        if self._words_present(low):
+        if self._words_present(low) or any(u in data for u in self._upper if data is not None):
             return True
         return self._lead and data is not None and bool(self.lead_starts(data))
 
@@ -92,10 +101,14 @@ class WordFinder:
         n = len(data)
         seen = -1
         starts = self.starts(low)
-        if self._lead:
-            lead = self.lead_starts(data)
-            if lead:
-                starts = sorted(starts + lead)
+        extra = self.lead_starts(data) if self._lead else []
+        for u in self._upper:
+            p = data.find(u)
+            while p >= 0:
+                extra.append(p)
+                p = data.find(u, p + len(u))
+        if extra:
+            starts = sorted(starts + extra)
         for p in starts:
             if p < seen:
                 continue
