@@ -109,7 +109,7 @@ OPTIONS = [
                  callback=checked_vendor_word,
                  help="The word that replaces NVIDIA in the tree's own names, folders and messages "
                       "(gpu_info_nvidia -> gpu_info_musa, \"Nvidia GPUs\"): musa, mthreads, "
-                      "moore, ...; an empty word keeps NVIDIA. [default: musa; mthreads in a tree "
+                      "moore, ...; an empty word keeps NVIDIA. [default: musa; moore in a tree "
                       "whose nvidia/ folder sits among folders named for other vendors]"),
     click.option("--no-python", is_flag=True,
                  help="Copy .py files as they are instead of porting them (torch.cuda -> "

@@ -56,7 +56,7 @@ class PortOptions:
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
     # The word NVIDIA becomes in the tree's own names, folders and messages (gpu_info_nvidia
     # -> gpu_info_musa); "" leaves it (--vendor-word). None: the tree's, by how its backend
-    # folders are named (tree/vendor_folders.py: musa, or mthreads among per-vendor folders).
+    # folders are named (tree/vendor_folders.py: musa, or moore among per-vendor folders).
     vendor_word: str | None = None
     build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
     arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become

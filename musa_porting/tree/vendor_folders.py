@@ -2,11 +2,11 @@
 
 Trees that keep one folder per vendor side by side (``nvidia/``, ``ascend/``,
 ``cambricon/``, ``metax/``: InfiniCore's devices, FlagGems' ``runtime/backend/_nvidia``)
-are ported into a folder named by the vendor, as their porters name it (``mthreads/``,
-``_mthreads``), not by the API (``musa/``), which is what a tree of API folders (``cuda/``,
+are ported into a folder named by the vendor, as their porters name it (InfiniCore's
+``moore/``), not by the API (``musa/``), which is what a tree of API folders (``cuda/``,
 ``hip/``, ``sycl/``) gets. So when a folder named for NVIDIA has at least two siblings
 named for other vendors, and more of them than named for APIs, the tree's vendor word
-(what NVIDIA becomes in its names, folders and messages) is ``mthreads``; ``--vendor-word``
+(what NVIDIA becomes in its names, folders and messages) is ``moore``; ``--vendor-word``
 always wins.
 """
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .walk import Entry
 
 DEFAULT_WORD = "musa"
-VENDOR_STYLE_WORD = "mthreads"  # Moore Threads' own short name (mthreads.com)
+VENDOR_STYLE_WORD = "moore"  # as InfiniCore names its Moore Threads devices (``moore/``)
 MIN_VENDOR_SIBLINGS = 2
 # Folder words that name a company or its accelerator line.
 VENDORS = frozenset("""
@@ -40,7 +40,7 @@ def _words(name: str) -> set[str]:
 
 
 def tree_vendor_word(entries: Iterable[Entry]) -> str:
-    """``mthreads`` when a folder named for NVIDIA sits among per-vendor folders, else
+    """``moore`` when a folder named for NVIDIA sits among per-vendor folders, else
     ``musa``."""
     folders: dict[str, list[str]] = {}
     for e in entries:

@@ -1,5 +1,5 @@
 """Issue 45 point 5: in a tree of per-vendor backend folders (nvidia/, ascend/,
-cambricon/, metax/) the new folder is named by the vendor (mthreads/), as porters name
+cambricon/, metax/) the new folder is named by the vendor (moore/), as porters name
 it; among API folders (hip/, sycl/) it stays musa/; --vendor-word wins
 (fixtures/naming/vendor_folders, with a near miss)."""
 
@@ -27,8 +27,8 @@ def test_a_folder_among_per_vendor_folders_takes_the_vendor_word(tmp_path):
     assert {p for p in out if "/devices/" in p} == {
         "src/devices/ascend/gemm_ascend.cc", "src/devices/cambricon/gemm_cambricon.cc",
         "src/devices/cpu/gemm_cpu.cc", "src/devices/metax/gemm_metax.cc",
-        "src/devices/mthreads/gemm_mthreads.mu", "src/devices/mthreads/mthreads_handle.muh"}
-    assert out["src/devices/mthreads/gemm_mthreads.mu"].startswith('#include "mthreads_handle.muh"\n')
+        "src/devices/moore/gemm_moore.mu", "src/devices/moore/moore_handle.muh"}
+    assert out["src/devices/moore/gemm_moore.mu"].startswith('#include "moore_handle.muh"\n')
 
 
 def test_the_vendor_word_option_wins(tmp_path):
@@ -48,7 +48,7 @@ def test_the_sibling_count():
     def tree(*dirs):
         return [Entry(d, "dir", 0o755, 0, 0) for d in dirs]
 
-    assert tree_vendor_word(tree("b", "b/_nvidia", "b/_ascend", "b/_iluvatar")) == "mthreads"
+    assert tree_vendor_word(tree("b", "b/_nvidia", "b/_ascend", "b/_iluvatar")) == "moore"
     assert tree_vendor_word(tree("b", "b/nvidia", "b/ascend")) == "musa"  # one other vendor
     assert tree_vendor_word(tree("b", "b/nvidia", "b/amd", "b/intel", "b/hip", "b/sycl")) == "musa"
     assert tree_vendor_word(tree("b", "b/cuda", "b/ascend", "b/metax")) == "musa"  # no NVIDIA folder
