@@ -144,7 +144,7 @@ def scan_build(data: bytes, kind: str, words: WordFinder, target: WordFinder) ->
     (``words``); names of the other side (``target``: a MUSA word) are ``taken``."""
     result = FileSymbols()
     low = data.lower()
-    if not (words.present(low) or target.present(low)):
+    if not (words.present(low, data) or target.present(low)):
         return result
     text = data.decode("latin-1")
     commands = None

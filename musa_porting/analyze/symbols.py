@@ -261,7 +261,7 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     by the residuals' heads (``like_matches``)."""
     result = FileSymbols()
     low = data.lower()
-    has_target, has_words = target.present(low), words.present(low)
+    has_target, has_words = target.present(low), words.present(low, data)
     like = like_matches(data)
     if not (has_target or has_words or like):
         return result

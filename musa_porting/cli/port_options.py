@@ -105,11 +105,12 @@ OPTIONS = [
     click.option("--vocab", "vocab_files", multiple=True, metavar="FILE", type=click.Path(path_type=str),
                  help="Extra name-part vocabulary: a JSON object of CUDA words to MUSA words, false "
                       "to switch a word off (a rule file's 'vocabulary:' section does the same)."),
-    click.option("--vendor-word", "vendor_word", default="musa", show_default=True, metavar="WORD",
+    click.option("--vendor-word", "vendor_word", default=None, metavar="WORD",
                  callback=checked_vendor_word,
-                 help="The word that replaces NVIDIA in the tree's own names and messages "
+                 help="The word that replaces NVIDIA in the tree's own names, folders and messages "
                       "(gpu_info_nvidia -> gpu_info_musa, \"Nvidia GPUs\"): musa, mthreads, "
-                      "moore, ...; an empty word keeps NVIDIA."),
+                      "moore, ...; an empty word keeps NVIDIA. [default: musa; moore in a tree "
+                      "whose nvidia/ folder sits among folders named for other vendors]"),
     click.option("--no-python", is_flag=True,
                  help="Copy .py files as they are instead of porting them (torch.cuda -> "
                       "torch.musa, device strings, CUDAExtension -> MUSAExtension, ...)."),

@@ -28,8 +28,14 @@ from .vocabulary import Vocabulary
 # Names of the CUDA libraries that keep their names on MUSA (muThrust and muAlg are
 # drop-ins for Thrust and CUB; libcu++ keeps its own; muThrust's CUDA backend keeps the
 # namespace cuda_cub and its CUDA_CUB_* macros): never renamed as project symbols,
-# never keys of the tables (tables/irregular.FORBIDDEN_KEY_PATTERN uses it too).
-KEPT_LIBRARY_PREFIX = r"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX|CUDA_CUB_|cuda_cub$)"
+# never keys of the tables (tables/irregular.FORBIDDEN_KEY_PATTERN uses it too). libcu++'s
+# <nv/target> macros (NV_IF_TARGET, NV_IS_DEVICE, NV_PROVIDES_SM_80 and their helpers)
+# keep theirs too: the include stays (port/cxx/porter.KEPT_LIBRARY_HEADER).
+NV_TARGET_PREFIX = (r"NV_(?:IF|IS|PROVIDES|TARGET|DISPATCH|ANY_TARGET|NO_TARGET|HAS_FEATURE|EVAL|"
+                    r"CONCAT|BLOCK_EXPAND|FIRST_ARG|HAS_COMMA|COMPILER|NOSAT|DEVICE_CHECK|"
+                    r"STRIP_PAREN|REMOVE|ARCH_COND|BITSET|ARG32|TRIGGER_PAR|TEST_PAREN|PASTE|"
+                    r"PAREN|NUM_ARGS)")
+KEPT_LIBRARY_PREFIX = rf"_*(?:THRUST_|CUB_|CCCL|LIBCUDACXX|CUDA_CUB_|cuda_cub$|{NV_TARGET_PREFIX})"
 KEPT_LIBRARY_NAME = re.compile(KEPT_LIBRARY_PREFIX)
 
 PROJECT_FAMILY = "project"

@@ -303,6 +303,23 @@ TORCH_MUSA_KMUSA = (f"{TORCH_MUSA_CODE}: at::musa::kMUSA, exported as at::kMUSA;
                     "DeviceType::PrivateUse1 is what it stands for")
 TYPE_IS_MUSA = (f"{TORCH_MUSA_CODE}: Tensor::is_musa(); x.type() is a DeprecatedTypeProperties, "
                 "which torch_musa does not extend, so the test asks the tensor")
+# PyTorch's dispatch keys and backends of the CUDA backend: torch_musa registers its
+# kernels under PyTorch's PrivateUse1 (torch_musa's C++ sources: kMUSAKey in
+# torch_musa/csrc/aten/musa/MUSAGeneratorImpl.cpp, kMUSABackend in
+# torch_musa/csrc/aten/utils/Utils.h; there is no DispatchKey::MUSA). Each per-backend key
+# of c10/core/DispatchKey.h and Backend.h has its PrivateUse1 twin. Backend:: is qualified:
+# a tree's own ``enum class Backend { CPU, CUDA }`` is common.
+PRIVATEUSE1 = (f"{TORCH_MUSA_CODE}: kernels registered under PrivateUse1 (kMUSAKey, "
+               "torch_musa/csrc/aten/musa/MUSAGeneratorImpl.cpp; kMUSABackend, "
+               "torch_musa/csrc/aten/utils/Utils.h); c10/core/DispatchKey.h")
+DISPATCH_KEYS = (
+    *(Name(f"DispatchKey::{k}CUDA", f"DispatchKey::{k}PrivateUse1", PRIVATEUSE1, kind="constant")
+      for k in ("", "Autograd", "Autocast", "Sparse", "SparseCsr", "Quantized", "NestedTensor")),
+    *(Name(f"{ns}::Backend::{k}CUDA", f"{ns}::Backend::{k}PrivateUse1", PRIVATEUSE1, kind="constant")
+      for ns in ("at", "c10") for k in ("", "Sparse", "SparseCsr", "Quantized")),
+    Name("BackendComponent::CUDABit", "BackendComponent::PrivateUse1Bit", PRIVATEUSE1,
+         kind="constant"),
+)
 PYTORCH = (
     Name("at::cuda", "at::musa", f"{TORCH_MUSA_CODE}: namespace musa in at and c10 "
          "(torch_musa/csrc/aten/musa, torch_musa/csrc/core)"),
@@ -320,6 +337,7 @@ PYTORCH = (
     Name("kCUDA", "kMUSA", TORCH_MUSA_KMUSA, kind="constant"),
     Name("DeviceType::CUDA", "DeviceType::PrivateUse1", f"{TORCH_MUSA_CODE}: kMUSA stands for "
          "DeviceType::PrivateUse1; there is no DeviceType::MUSA"),
+    *DISPATCH_KEYS,
     Name("CUDAExtension", "MUSAExtension", f"{TORCH_MUSA_PY}: torch_musa.utils.musa_extension",
          note="from torch_musa.utils.musa_extension"),
 )

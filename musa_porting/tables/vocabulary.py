@@ -45,6 +45,23 @@ NAMED_WORDS = {
     "NVCC": ("MCC", "musa-port's own table: mcc is MUSA's compiler driver, where CUDA has nvcc",
              False),
     "NPP": ("MTPP", "vendor general.json: nppAlphaOp -> mtppAlphaOp", False),
+    # THC-era prefixes (TorcH Cuda, THCP its Python bindings'): a whole part only.
+    "THCP": ("THMP", "torch_musa's C++ sources: THMP for THCP, the prefix of the Python "
+             "bindings (THMPStream_get_musa_stream in torch_musa/csrc/core/Stream.cpp, "
+             "THMPEvent_get_musa_event in torch_musa/csrc/core/Event.cpp)", True),
+    "THC": ("THM", "the THC-era prefix with MUSA's letter, as torch_musa's C++ sources "
+            "write THMP for THCP (THMPStream_get_musa_stream, torch_musa/csrc/core/Stream.cpp)",
+            True),
+}
+# The API prefixes (cu, nv) glued to a project's name: only as the name's first part,
+# followed by a capitalised part (cuCheck, nvAssert) or, in upper case, by an underscore
+# and an upper-case part (CU_CHECK, NV_MAX_SMEM); never cu_seqlens or a word of prose.
+# (MUSA word, source.)
+LEAD_WORDS = {
+    "CU": ("MU", "vendor general.json: the driver API's prefix, cuLaunchKernel -> "
+           "muLaunchKernel, CU_CUBEMAP_FACE_POSITIVE_X -> MU_CUBEMAP_FACE_POSITIVE_X"),
+    "NV": ("MT", "vendor general.json: __nv_bfloat16 -> __mt_bfloat16, nppAlphaOp -> "
+           "mtppAlphaOp"),
 }
 
 # Inner words of the vendor's tables below MIN_NAMES that every name holding them
@@ -59,7 +76,8 @@ IMPLIED_WORDS = {"NVL": ("MTL", "NVLINK", True)}
 # why (tests/rules/test_vocabulary.py checks that every change is a word or listed here).
 LEFT_OUT = {
     **{w: "two letters or fewer: the API prefixes (cu, CU, nv), which the tables' prefix "
-          "rules handle; in names they are not CUDA's (cu_seqlens, nv_half)"
+          "rules handle; in names they are not CUDA's (cu_seqlens, nv_half) except as a "
+          "name's first part in the lead words' shape (LEAD_WORDS: cuCheck, NV_MAX_SMEM)"
        for w in ("C", "CU", "NV")},
     **{w: "the driver's CU prefix glued to a word (CUGLDeviceList, CUGPUDirectRDMA..., "
           "..._CUDEVICE, cuuint32_t): whole names of the tables, not a word of their own"
@@ -145,6 +163,8 @@ def derive(vendor: Path) -> dict[str, dict[str, object]]:
                        f"{sources[via]}", "whole": whole}
     for cuda, (musa, source, whole) in NAMED_WORDS.items():
         words.setdefault(cuda, {"musa": musa, "source": source, **({"whole": True} if whole else {})})
+    for cuda, (musa, source) in LEAD_WORDS.items():
+        words.setdefault(cuda, {"musa": musa, "source": source, "lead": True})
     return dict(sorted(words.items()))
 
 

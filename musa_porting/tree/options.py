@@ -58,9 +58,10 @@ class PortOptions:
     # csrc/musa/gemm_musa.mu), as human porters do; SimplePorting keeps torch_musa's layout.
     rename_paths: bool = True
     vocab_files: Sequence[str] = ()  # extra vocabulary files (--vocab)
-    # The word NVIDIA becomes in the tree's own names and messages (gpu_info_nvidia ->
-    # gpu_info_musa); "" leaves it (--vendor-word).
-    vendor_word: str = "musa"
+    # The word NVIDIA becomes in the tree's own names, folders and messages (gpu_info_nvidia
+    # -> gpu_info_musa); "" leaves it (--vendor-word). None: the tree's, by how its backend
+    # folders are named (tree/vendor_folders.py: musa, or moore among per-vendor folders).
+    vendor_word: str | None = None
     build_files: bool = True  # port CMake files, Makefiles and shell scripts (see tree/kinds)
     arch: Sequence[str] = ("mp_22",)  # MUSA arches that nvcc's -arch/-gencode become
     # Extension renames of ported files, with dots, instead of .cu -> .mu, .cuh -> .muh

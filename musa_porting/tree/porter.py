@@ -65,6 +65,7 @@ from .result import PortResult
 from .shared_files import note_shared_files
 from .templates import left_alone
 from .unlisted import keep_unlisted
+from .vendor_folders import tree_vendor_word
 from .vendored import in_library, library_roots, vendored_roots
 from .vocabulary import run_vocabulary
 from .walk import Entry, Ignorer, walk
@@ -108,6 +109,8 @@ class Porter:
                             symbols_backend=opts.symbols_backend)
         entries = _tree_entries(self.src, self.opts.ignore, result, self.unlisted)
         timings.mark("walk")
+        if opts.vendor_word is None:  # the tree's word, by its backend folders' naming
+            self.opts = opts = replace(opts, vendor_word=tree_vendor_word(entries))
         try:
             if opts.dry_run:
                 old = _load_manifest(self.out)

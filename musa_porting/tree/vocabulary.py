@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..rules.vocabulary import Vocabulary, build_vocabulary
 from .options import PortOptions
+from .vendor_folders import DEFAULT_WORD
 
 
 def run_vocabulary(opts: PortOptions) -> Vocabulary:
@@ -23,4 +24,5 @@ def run_vocabulary(opts: PortOptions) -> Vocabulary:
     vocab = build_vocabulary(default=opts.default_rules, files=opts.vocab_files, sections=sections)
     if opts.reverse:
         return vocab.reversed()
-    return vocab.with_vendor_word(opts.vendor_word) if opts.default_rules else vocab
+    word = opts.vendor_word if opts.vendor_word is not None else DEFAULT_WORD
+    return vocab.with_vendor_word(word) if opts.default_rules else vocab

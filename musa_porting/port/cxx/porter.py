@@ -17,6 +17,7 @@ from ..engine import Edit, Matcher, rewrite
 from ..text_rules import TextRule, covers, cut_warnings, rewrite_text_rules
 from . import lexer
 from .arch_values import threshold_edits
+from .dispatch_keys import registration_edits
 from .legacy import LEGACY_FAMILY, LegacyGate, may_be_deprecated
 from .messages import MessageWords
 from .project_names import ProjectNames
@@ -103,12 +104,12 @@ def port_bytes(
             if new is None:
                 out_of_tree.append(inc)
             continue  # the user's rule for the whole include wins (matched below)
-        if new is not None:
+        # A header rule matches the whole target with its delimiters: "<cuda.h>".
+        hit = headers.get(data[inc.start - 1:inc.end + 1]) if headers else None
+        if new is not None and not vendor_provides(inc.target, hit):
             fixed.append((inc.start, inc.end, new.encode("utf-8", "surrogateescape"), None))
             continue
         out_of_tree.append(inc)
-        # A header rule matches the whole target with its delimiters: "<cuda.h>".
-        hit = headers.get(data[inc.start - 1:inc.end + 1]) if headers else None
         if hit is not None:
             fixed.append((inc.start - 1, inc.end + 1, hit[1], hit[2]))
         elif not text_rules and KEPT_LIBRARY_HEADER.match(inc.target):
@@ -132,6 +133,9 @@ def port_bytes(
     if strings is not None and "strings" not in skip:
         # Libraries and environment variables named by a string (cuda_strings.py).
         fixed += strings.edits(data, lexed, excluded + holes + [(f[0], f[1]) for f in fixed])
+    # TORCH_LIBRARY_IMPL(ns, CUDA, m) -> PrivateUse1, as the tables port the key (dispatch_keys.py)
+    fixed += [f for f in registration_edits(data, lexed, matcher.rules)
+              if not any(s <= f[0] < e for s, e in excluded)]
     if arch_numbers:  # __CUDA_ARCH__ >= 800 -> __MUSA_ARCH__ >= 220 (arch_values.py)
         fixed += [f for f in threshold_edits(data, lexed)
                   if not any(s <= f[0] < e for s, e in excluded)]
@@ -153,6 +157,16 @@ def port_bytes(
     if out_of_tree and result.edits:
         warnings += _include_warnings(result.data, result.edits, out_of_tree, known_headers)
     return FilePort(result.data, result.edits, warnings, lexed)
+
+
+def vendor_provides(target: str, hit: tuple | None) -> bool:
+    """A framework's own sources hold the very headers the vendor tables map
+    (``aten/src/ATen/cuda/CUDAContext.h``): their includes still go to the header the vendor
+    ships (``torch_musa/csrc/aten/musa/MUSAContext.h``), as porters write them, not to the
+    tree's renamed copy. Only for a path with a folder (a tree's own ``"cuda.h"`` beside
+    the file is its own) and a rule whose MUSA header is attested (status supported); an
+    unverified one leaves the tree's copy, the one MUSA header known to exist."""
+    return hit is not None and "/" in target and getattr(hit[2], "status", None) == "supported"
 
 
 def _user_rule_covers(data: bytes, matcher: Matcher, inc: lexer.Include) -> bool:
