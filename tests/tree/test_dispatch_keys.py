@@ -47,6 +47,11 @@ def test_the_trees_own_backend_enum_and_macros_are_not_dispatch_keys(tmp_path):
     src = CASES / "dispatch_keys_near_miss" / "src"
     out = port(src, tmp_path / "out")
     assert all("PrivateUse1" not in text for text in out.values())
-    assert "bool on_gpu(Backend b) { return b == Backend::CUDA; }" in out["launch.mu"]
-    assert "REGISTER_KERNEL(fill, CUDA, fill_gpu);" in out["launch.mu"]
-    assert out["backend.h"].endswith((src / "backend.h").read_text().split("\n", 2)[2])
+    # The tree's own enumerator is a project symbol: renamed as the tree's name it is (one
+    # name in its definition and at every use), never made PyTorch's dispatch key.
+    assert "enum class Backend { CPU, MUSA };" in out["backend.h"]
+    assert "bool on_gpu(Backend b) { return b == Backend::MUSA; }" in out["launch.mu"]
+    assert "REGISTER_KERNEL(fill, MUSA, fill_gpu);" in out["launch.mu"]
+    assert "REGISTER_KERNEL(fill, CPU, fill_host);" in out["launch.mu"]
+    # The macro and the rest of the header are as they were.
+    assert out["backend.h"].endswith((src / "backend.h").read_text().split("\n", 3)[3])
