@@ -92,18 +92,7 @@ def like_matches(data: bytes) -> list[re.Match[bytes]]:
                 [h.encode() for h in heads], implementation=ahocorasick_rs.Implementation.DFA)
     if not _like_automaton:
         return residual_matches(data)
-    out = []
-    match = RESIDUAL_RE.match
-    ident = _IDENT
-    last = -1
-    for _, s, _e in _like_automaton.find_matches_as_indexes(data, overlapping=True):
-        if s == last or (s and data[s - 1] in ident):
-            continue
-        last = s
-        m = match(data, s)
-        if m is not None:
-            out.append(m)
-    return out
+    return _matches_at_starts(_like_automaton, data)
 
 
 def residual_matches(data: bytes) -> list[re.Match[bytes]]:
@@ -114,6 +103,12 @@ def residual_matches(data: bytes) -> list[re.Match[bytes]]:
     ac = _automaton()
     if not ac:
         return list(RESIDUAL_RE.finditer(data))
+    return _matches_at_starts(ac, data)
+
+
+def _matches_at_starts(ac, data: bytes) -> list[re.Match[bytes]]:
+    """``RESIDUAL_RE`` matched at each identifier start where the automaton ``ac`` finds
+    one of its heads (once per start)."""
     out = []
     match = RESIDUAL_RE.match
     ident = _IDENT

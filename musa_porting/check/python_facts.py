@@ -21,6 +21,7 @@ import ast
 import posixpath
 import warnings
 
+from ..port.python.value_model import dotted
 from ..port.python.values import Values, glob
 from .paths import normalize
 from .python_refs import python_refs
@@ -58,14 +59,7 @@ def _parse(data: bytes) -> ast.Module | None:
 
 
 def _dotted(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
+    return dotted(node) or ""
 
 
 class _Reader:

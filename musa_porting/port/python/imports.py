@@ -15,22 +15,13 @@ import re
 
 from ...analyze import python_findings as pf
 from . import names as n
+from .value_model import dotted  # noqa: F401 - the transform imports it from here
 
 GAP = rb"(?:[ \t\f]|\\(?:\r\n?|\n))*"  # what may stand between tokens of one line
 DOTTED = re.compile(rb"[A-Za-z_]\w*(?:" + GAP + rb"\." + GAP + rb"[A-Za-z_]\w*)*")
 WORD = re.compile(rb"[A-Za-z_]\w*")
 _FROM = re.compile(rb"from" + GAP + rb"(?:\." + GAP + rb")*")  # up to the module's name
 _AS_NAME = re.compile(GAP + rb"as" + GAP + rb"([A-Za-z_]\w*)")
-
-
-def dotted(node: ast.AST) -> str | None:
-    """``torch.cuda.amp`` for that chain of attributes, None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
 
 
 class Misplaced(Exception):

@@ -94,3 +94,15 @@ def dirname(v: Value) -> Value | None:
         return None
     head = last.text.rpartition("/")[0]
     return (*v[:-1], Lit(head, last.node, last.part, last.start)) if head else v[:-1]
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 
 from .bindings import Bindings
 from .formats import format_call, percent
-from .value_model import HOLE, LIMIT, UNKNOWN, Lit, Value, dirname, glob, join_path, product, text
+from .value_model import HOLE, LIMIT, UNKNOWN, Lit, Value, dirname, dotted, glob, join_path, product, text
 
 __all__ = ["HOLE", "LIMIT", "Lit", "Value", "Values", "glob", "string_calls", "text"]
 
@@ -151,16 +151,6 @@ class Values(Bindings):
         return None
 
 
-def dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a chain of attributes on a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def string_calls(tree: ast.AST, names: Iterable[str]) -> Iterator[ast.Call]:
