@@ -272,9 +272,15 @@ def scan_lexer(data: bytes, words: WordFinder, target: WordFinder) -> FileSymbol
     rename = words.vocabulary.rename
     if like:
         seen: set[str] = set()  # one definition per name and file; a name with a word: below
+        worded: dict[bytes, bool] = {}  # most of these names hold a word: asked once each
         for m in like:
-            d = defs.definition(m.start(), m.end(),
-                                lambda name: name not in seen and rename(name) is None)
+            raw = m.group(0)
+            has_word = worded.get(raw)
+            if has_word is None:
+                has_word = worded[raw] = rename(raw.decode("ascii", "replace")) is not None
+            if has_word:
+                continue  # the loop over the words' spans below looks at it
+            d = defs.definition(m.start(), m.end(), lambda name: name not in seen)
             if d is not None:
                 seen.add(d.name)
                 result.like.append(d)
