@@ -69,15 +69,14 @@ def port_and_report(opts, v: dict, ignores: dict, suppressed: Set[str], level: s
             if fmt == "github" else annotations.grouped_text(result, suppressed, v["verbose"])
         if text:
             click.echo(text)
-    if machine:
-        pass
-    elif quiet:
-        click.echo(summary.total_line(result, suppressed), err=to_stdout)
-    else:
-        summary.print_summary(result, console, suppressed, v["report_files"],
-                              max_findings=None if v["verbose"] else 200, notes=v["verbose"])
-    for line in [] if machine else conflict_lines(result):
-        click.echo(line, err=True)
+    if not machine:  # a JSON or SARIF report is the only output
+        if quiet:
+            click.echo(summary.total_line(result, suppressed), err=to_stdout)
+        else:
+            summary.print_summary(result, console, suppressed, v["report_files"],
+                                  max_findings=None if v["verbose"] else 200, notes=v["verbose"])
+        for line in conflict_lines(result):
+            click.echo(line, err=True)
     timings.mark("reports and summary")
     timings.report()
     failed = level is not None and counts.check_count(result, suppressed, level)
